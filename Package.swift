@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Plumb",
+    products: [
+        .executable(name: "plumb", targets: ["PlumbCLI"]),
+        .library(name: "Plumb", targets: ["Plumb"]),
+    ],
+    targets: [
+        // GStreamer core plus the -base libraries (app, video, tag, pbutils); see module.modulemap.
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        // What Swift cannot call directly: macros, varargs, function-pointer casts.
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
+        .target(name: "Plumb", dependencies: ["GStreamer"]),
+        .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
+        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,60 @@
+#include "CGStreamerShim.h"
+
+GType plumb_type_boolean(void) { return G_TYPE_BOOLEAN; }
+GType plumb_type_int(void) { return G_TYPE_INT; }
+GType plumb_type_uint(void) { return G_TYPE_UINT; }
+GType plumb_type_long(void) { return G_TYPE_LONG; }
+GType plumb_type_ulong(void) { return G_TYPE_ULONG; }
+GType plumb_type_int64(void) { return G_TYPE_INT64; }
+GType plumb_type_uint64(void) { return G_TYPE_UINT64; }
+GType plumb_type_float(void) { return G_TYPE_FLOAT; }
+GType plumb_type_double(void) { return G_TYPE_DOUBLE; }
+GType plumb_type_string(void) { return G_TYPE_STRING; }
+GType plumb_type_enum(void) { return G_TYPE_ENUM; }
+GType plumb_type_flags(void) { return G_TYPE_FLAGS; }
+
+GType plumb_object_type(gpointer instance) { return G_OBJECT_TYPE(instance); }
+
+GParamSpec *plumb_object_find_property(gpointer object, const gchar *name) {
+  return g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+}
+
+GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, PlumbBusFunc func,
+                                gpointer user_data, GDestroyNotify notify) {
+  GSource *source = gst_bus_create_watch(bus);
+  if (source == NULL) return NULL;
+  g_source_set_callback(source, (GSourceFunc)(void (*)(void))func, user_data, notify);
+  g_source_attach(source, context);
+  return source;
+}
+
+gulong plumb_signal_connect_pad_added(GstElement *element, PlumbPadAddedFunc func,
+                                      gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(element, "pad-added", G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
+gulong plumb_signal_connect_new_sample(GstElement *appsink, PlumbNewSampleFunc func,
+                                       gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(appsink, "new-sample", G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
+gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
+                                    gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(element, "handoff", G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
+GstStructure *plumb_leaks_tracer_live_objects(void) {
+  GList *tracers = gst_tracing_get_active_tracers();
+  GstStructure *result = NULL;
+  for (GList *l = tracers; l != NULL; l = l->next) {
+    GstTracer *tracer = l->data;
+    if (result == NULL && g_str_has_prefix(G_OBJECT_TYPE_NAME(tracer), "GstLeaksTracer")) {
+      g_signal_emit_by_name(tracer, "get-live-objects", &result);
+    }
+  }
+  g_list_free_full(tracers, gst_object_unref);
+  return result;
+}

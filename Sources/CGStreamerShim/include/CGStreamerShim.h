@@ -1,0 +1,63 @@
+// The C shim: only what Swift cannot reach in GLib/GStreamer headers.
+// Every symbol is prefixed `plumb_`. Each entry says why it exists; when Swift's
+// importer learns to handle the construct, the entry can go.
+#pragma once
+#include <gst/gst.h>
+
+// --- GType fundamentals ---------------------------------------------------
+// G_TYPE_BOOLEAN and friends are macro expressions (G_TYPE_MAKE_FUNDAMENTAL);
+// the importer drops them.
+GType plumb_type_boolean(void);
+GType plumb_type_int(void);
+GType plumb_type_uint(void);
+GType plumb_type_long(void);
+GType plumb_type_ulong(void);
+GType plumb_type_int64(void);
+GType plumb_type_uint64(void);
+GType plumb_type_float(void);
+GType plumb_type_double(void);
+GType plumb_type_string(void);
+GType plumb_type_enum(void);
+GType plumb_type_flags(void);
+
+/// G_OBJECT_TYPE(instance): a cast-and-field macro.
+GType plumb_object_type(gpointer instance);
+
+/// g_object_class_find_property(G_OBJECT_GET_CLASS(object), name): the class
+/// lookup is a macro. Returns NULL when the property does not exist.
+GParamSpec *plumb_object_find_property(gpointer object, const gchar *name);
+
+// --- Bus watch --------------------------------------------------------------
+/// Called on the thread iterating the watch's GMainContext. Return FALSE to remove the watch.
+typedef gboolean (*PlumbBusFunc)(GstMessage *message, gpointer user_data);
+
+/// gst_bus_create_watch + g_source_set_callback + g_source_attach. The callback
+/// must be cast to GSourceFunc, a function-pointer cast Swift cannot express.
+/// Returns the attached source (caller owns one reference; destroy it to stop).
+GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, PlumbBusFunc func,
+                                gpointer user_data, GDestroyNotify notify);
+
+// --- Signals ---------------------------------------------------------------
+// g_signal_connect is a macro over g_signal_connect_data, whose GCallback needs
+// a cast per signal signature: one typed trampoline per signal we use.
+
+typedef void (*PlumbPadAddedFunc)(GstElement *element, GstPad *pad, gpointer user_data);
+/// "pad-added" on any element.
+gulong plumb_signal_connect_pad_added(GstElement *element, PlumbPadAddedFunc func,
+                                      gpointer user_data, GDestroyNotify notify);
+
+typedef GstFlowReturn (*PlumbNewSampleFunc)(GstElement *appsink, gpointer user_data);
+/// "new-sample" on appsink (emit-signals must be TRUE).
+gulong plumb_signal_connect_new_sample(GstElement *appsink, PlumbNewSampleFunc func,
+                                       gpointer user_data, GDestroyNotify notify);
+
+typedef void (*PlumbHandoffFunc)(GstElement *element, GstBuffer *buffer, GstPad *pad, gpointer user_data);
+/// "handoff" on fakesink/identity (signal-handoffs must be TRUE).
+gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
+                                    gpointer user_data, GDestroyNotify notify);
+
+// --- Tracers ----------------------------------------------------------------
+/// The active `leaks` tracer's "get-live-objects" action signal: emitted with
+/// g_signal_emit_by_name, a varargs function. Returns a GstStructure the caller
+/// frees, or NULL when GST_TRACERS does not include leaks.
+GstStructure *plumb_leaks_tracer_live_objects(void);

@@ -1,0 +1,37 @@
+internal import CGStreamer
+internal import CGStreamerShim
+import Foundation
+
+/// A bus watch (gst_bus_create_watch) attached to a MainContext: each message is
+/// converted to a `BusMessage` on the thread iterating that context.
+final class BusWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var source: UnsafeMutablePointer<GSource>?
+
+    init(pipeline: Pipeline, context: MainContext, handler: @escaping @Sendable (BusMessage) -> Void) {
+        let bus = gst_element_get_bus(pipeline.element)!
+        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+        let box = Unmanaged.passRetained(Box(handler)).toOpaque()
+        source = plumb_bus_watch_attach(bus, context.pointer, { message, userData in
+            guard let message, let userData else { return 1 }
+            let handler = Unmanaged<Box<@Sendable (BusMessage) -> Void>>.fromOpaque(userData).takeUnretainedValue()
+            handler.value(Message(retaining: message).typed)
+            return 1  // G_SOURCE_CONTINUE
+        }, box, { userData in
+            if let userData { Unmanaged<Box<@Sendable (BusMessage) -> Void>>.fromOpaque(userData).release() }
+        })
+    }
+
+    /// Removes the watch; the handler is released by GLib once the source is gone.
+    func cancel() {
+        let s: UnsafeMutablePointer<GSource>? = lock.withLock {
+            defer { source = nil }
+            return source
+        }
+        guard let s else { return }
+        g_source_destroy(s)
+        g_source_unref(s)
+    }
+
+    deinit { cancel() }
+}

@@ -1,0 +1,25 @@
+internal import CGStreamer
+internal import CGStreamerShim
+
+/// The events Plumb sends; made into a GstEvent at the moment of sending.
+public enum Event: Sendable {
+    case eos
+    /// An upstream force-key-unit request (gst_video_event_new_upstream_force_key_unit):
+    /// the encoder makes the next frame a keyframe, with headers when `allHeaders`.
+    case forceKeyUnit(allHeaders: Bool, count: UInt32)
+    /// Its downstream twin, for elements below the encoder.
+    case forceKeyUnitDownstream(runningTime: ClockTime, allHeaders: Bool, count: UInt32)
+
+    func make() -> UnsafeMutablePointer<GstEvent> {
+        switch self {
+        case .eos:
+            return gst_event_new_eos()
+        case let .forceKeyUnit(allHeaders, count):
+            return gst_video_event_new_upstream_force_key_unit(GstClockTime(ClockTime.none), allHeaders ? 1 : 0, count)
+        case let .forceKeyUnitDownstream(runningTime, allHeaders, count):
+            return gst_video_event_new_downstream_force_key_unit(GstClockTime(ClockTime.none), GstClockTime(ClockTime.none),
+                                                                  GstClockTime(runningTime),
+                                                                  allHeaders ? 1 : 0, count)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+internal import CGStreamer
+import Foundation
+
+/// Process-wide GStreamer set-up and facts.
+public enum Gst {
+    private static let once: Result<Void, GStreamerError> = {
+        var error: UnsafeMutablePointer<GError>?
+        // gst_init_check: GStreamer reads GST_* options from argv; Plumb passes none.
+        if gst_init_check(nil, nil, &error) == 0 {
+            return .failure(GStreamerError(taking: error, fallback: "gst_init_check failed"))
+        }
+        return .success(())
+    }()
+
+    /// gst_init_check, once per process. Every wrapper calls it, so callers rarely need to.
+    public static func initialize() throws(GStreamerError) {
+        try once.get()
+    }
+
+    /// "GStreamer 1.22.0" — gst_version_string.
+    public static var versionString: String {
+        try? initialize()
+        return takeString(gst_version_string()) ?? "GStreamer"
+    }
+
+    /// Whether an element factory exists in the registry — gst_element_factory_find.
+    public static func hasElement(_ factory: String) -> Bool {
+        try? initialize()
+        guard let f = gst_element_factory_find(factory) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(f))
+        return true
+    }
+}
+
+/// Nanoseconds, as GstClockTime.
+public typealias ClockTime = UInt64
+
+extension ClockTime {
+    /// GST_SECOND
+    public static let second: ClockTime = 1_000_000_000
+    /// GST_MSECOND
+    public static let millisecond: ClockTime = 1_000_000
+    /// GST_CLOCK_TIME_NONE
+    public static let none: ClockTime = .max
+}
+
+/// Copies a C string GLib handed over with transfer-full and frees it.
+func takeString(_ p: UnsafeMutablePointer<gchar>?) -> String? {
+    guard let p else { return nil }
+    defer { g_free(p) }
+    return String(cString: p)
+}
+
+/// Copies a borrowed C string.
+func borrowString(_ p: UnsafePointer<gchar>?) -> String? {
+    p.map { String(cString: $0) }
+}
+
+/// Reinterprets a GObject-family pointer as another struct in its class chain
+/// (the C cast macros GST_ELEMENT(), G_OBJECT() ... are plain casts in release builds).
+@inline(__always)
+func cast<T>(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
+    p.assumingMemoryBound(to: T.self)
+}
+
+@inline(__always)
+func cast<T, U>(_ p: UnsafeMutablePointer<U>) -> UnsafeMutablePointer<T> {
+    UnsafeMutableRawPointer(p).assumingMemoryBound(to: T.self)
+}

@@ -1,0 +1,100 @@
+internal import CGStreamer
+internal import CGStreamerShim
+import Foundation
+
+/// An owned GstPipeline. Its bus's error messages are also recorded on the
+/// posting thread, so a failed state change can throw the error that caused it
+/// even while the bus watch delivers the same message to Swift.
+public final class Pipeline: Bin, @unchecked Sendable {
+    let recorder = ErrorRecorder()
+
+    public convenience init(name: String? = nil) throws(GStreamerError) {
+        try Gst.initialize()
+        self.init(raw: UnsafeMutableRawPointer(gst_pipeline_new(name)!))
+    }
+
+    override init(raw: UnsafeMutableRawPointer, retain: Bool = false) {
+        super.init(raw: raw, retain: retain)
+        let bus = gst_element_get_bus(element)!
+        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+        // Runs on whichever thread posts; it only copies an error and passes every message on.
+        gst_bus_set_sync_handler(bus, { _, message, userData in
+            if let message, let userData, message.pointee.type == GST_MESSAGE_ERROR {
+                Unmanaged<ErrorRecorder>.fromOpaque(userData).takeUnretainedValue()
+                    .record(Message(retaining: message).error)
+            }
+            return GST_BUS_PASS
+        }, Unmanaged.passRetained(recorder).toOpaque(), { userData in
+            if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
+        })
+    }
+
+    deinit {
+        if let bus = gst_element_get_bus(element) {
+            gst_bus_set_sync_handler(bus, nil, nil, nil)  // releases the recorder
+            gst_object_unref(UnsafeMutableRawPointer(bus))
+        }
+    }
+
+    /// gst_parse_launch_full with fatal errors: a gst-launch description to a pipeline.
+    /// A description whose top level is a single element is placed in a new pipeline.
+    public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
+        try Gst.initialize()
+        var error: UnsafeMutablePointer<GError>?
+        let result = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+        guard let result else {
+            throw GStreamerError(taking: error, fallback: "could not parse the pipeline description")
+        }
+        if let error { g_error_free(error) }
+        let top = Element.wrap(UnsafeMutableRawPointer(result), retain: false)
+        if let pipeline = top as? Pipeline { return pipeline }
+        let pipeline = try Pipeline()
+        try pipeline.add(top)
+        return pipeline
+    }
+
+    /// The pipeline's bus messages, delivered from a bus watch attached to
+    /// `context` — the pipeline's own GMainContext, iterated by a thread its
+    /// owner controls (`MainContextThread`, or the capture session's executor).
+    /// A bus has one watch: call this once per pipeline. Ending the stream removes the watch.
+    public func messages(on context: MainContext) -> AsyncStream<BusMessage> {
+        let (stream, continuation) = AsyncStream<BusMessage>.makeStream(bufferingPolicy: .unbounded)
+        let watch = BusWatch(pipeline: self, context: context) { message in
+            continuation.yield(message)
+        }
+        continuation.onTermination = { _ in watch.cancel() }
+        return stream
+    }
+
+    /// Sends EOS into the pipeline (to every source); the bus reports EOS once every sink has it.
+    public func sendEOS() {
+        send(.eos)
+    }
+
+    /// The pipeline's clock time minus its base time.
+    public var position: ClockTime? {
+        var pos: gint64 = 0
+        guard gst_element_query_position(element, GST_FORMAT_TIME, &pos) != 0, pos >= 0 else { return nil }
+        return ClockTime(pos)
+    }
+}
+
+/// The first bus error since the last `clear()`, recorded on the posting thread.
+final class ErrorRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: GStreamerError?
+
+    func clear() { lock.withLock { error = nil } }
+
+    func record(_ e: GStreamerError?) {
+        guard let e else { return }
+        lock.withLock { if error == nil { error = e } }
+    }
+
+    func take() -> GStreamerError? {
+        lock.withLock {
+            defer { error = nil }
+            return error
+        }
+    }
+}

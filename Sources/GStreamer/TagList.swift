@@ -1,0 +1,108 @@
+internal import CGStreamer
+import Foundation
+
+/// An owned GstTagList: the metadata muxers write (EXIF through jifmux, MP4 tags).
+public final class TagList: @unchecked Sendable, CustomStringConvertible {  // mutated only before it is shared
+    let pointer: UnsafeMutablePointer<GstTagList>
+
+    public init() {
+        try? Gst.initialize()
+        pointer = gst_tag_list_new_empty()
+    }
+
+    init(retaining pointer: UnsafeMutablePointer<GstTagList>) {
+        gst_mini_object_ref(cast(pointer))
+        self.pointer = pointer
+    }
+
+    deinit { gst_mini_object_unref(cast(pointer)) }
+
+    /// gst_tag_list_new_from_string.
+    public init(_ string: String) throws(GStreamerError) {
+        try Gst.initialize()
+        guard let list = gst_tag_list_new_from_string(string) else {
+            throw GStreamerError(message: "\"\(string)\" is not a valid tag list")
+        }
+        pointer = list
+    }
+
+    public var description: String { takeString(gst_tag_list_to_string(pointer)) ?? "" }
+    public var isEmpty: Bool { gst_tag_list_is_empty(pointer) != 0 }
+
+    // Well-known tag names (GST_TAG_* are string macros).
+    public static let title = "title"
+    public static let deviceManufacturer = "device-manufacturer"
+    public static let deviceModel = "device-model"
+    public static let dateTime = "datetime"
+    public static let imageOrientation = "image-orientation"
+    public static let geoLatitude = "geo-location-latitude"
+    public static let geoLongitude = "geo-location-longitude"
+    public static let geoElevation = "geo-location-elevation"
+    public static let applicationName = "application-name"
+
+    /// Replaces `tag` with a string value. An unknown tag or a tag of another type is an error.
+    public func set(_ tag: String, _ value: String) throws(GStreamerError) {
+        try set(tag, type: "gchararray") { g_value_init(&$0, g_type_from_name("gchararray")); g_value_set_string(&$0, value) }
+    }
+
+    public func set(_ tag: String, _ value: Double) throws(GStreamerError) {
+        try set(tag, type: "gdouble") { g_value_init(&$0, g_type_from_name("gdouble")); g_value_set_double(&$0, value) }
+    }
+
+    public func set(_ tag: String, _ value: UInt32) throws(GStreamerError) {
+        try set(tag, type: "guint") { g_value_init(&$0, g_type_from_name("guint")); g_value_set_uint(&$0, value) }
+    }
+
+    /// A GstDateTime tag ("datetime") in UTC.
+    public func set(_ tag: String, _ date: Date) throws(GStreamerError) {
+        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        guard let dt = gst_date_time_new(0, gint(c.year!), gint(c.month!), gint(c.day!), gint(c.hour!),
+                                         gint(c.minute!), Double(c.second!) + Double(c.nanosecond!) / 1e9)
+        else { throw GStreamerError(message: "cannot represent \(date) as a GstDateTime") }
+        defer { gst_date_time_unref(dt) }
+        try set(tag, type: "GstDateTime") {
+            g_value_init(&$0, gst_date_time_get_type())
+            g_value_set_boxed(&$0, UnsafeRawPointer(dt))
+        }
+    }
+
+    private func set(_ tag: String, type: String, _ fill: (inout GValue) -> Void) throws(GStreamerError) {
+        guard gst_tag_exists(tag) != 0 else { throw GStreamerError(message: "unknown tag \"\(tag)\"") }
+        let expected = gst_tag_get_type(tag)
+        guard g_type_from_name(type) == expected else {
+            throw GStreamerError(message: "tag \"\(tag)\" holds \(gtypeName(expected)), not \(type)")
+        }
+        var value = GValue()
+        fill(&value)
+        defer { g_value_unset(&value) }
+        gst_tag_list_add_value(pointer, GST_TAG_MERGE_REPLACE, tag, &value)
+    }
+
+    public func string(_ tag: String) -> String? {
+        var out: UnsafeMutablePointer<gchar>?
+        return gst_tag_list_get_string(pointer, tag, &out) != 0 ? takeString(out) : nil
+    }
+
+    public func double(_ tag: String) -> Double? {
+        var v: gdouble = 0
+        return gst_tag_list_get_double(pointer, tag, &v) != 0 ? v : nil
+    }
+
+    public func uint(_ tag: String) -> UInt32? {
+        var v: guint = 0
+        return gst_tag_list_get_uint(pointer, tag, &v) != 0 ? v : nil
+    }
+
+    /// Sets this list on an element implementing GstTagSetter (jifmux, mp4mux).
+    public func apply(to element: Element, mode: MergeMode = .replace) throws(GStreamerError) {
+        guard element.isA("GstTagSetter") else {
+            throw GStreamerError(message: "\(element.name) does not accept tags (not a GstTagSetter)")
+        }
+        gst_tag_setter_merge_tags(OpaquePointer(element.raw), pointer, mode.gst)
+    }
+
+    public enum MergeMode: Sendable {
+        case replace, keep
+        var gst: GstTagMergeMode { self == .replace ? GST_TAG_MERGE_REPLACE : GST_TAG_MERGE_KEEP }
+    }
+}
