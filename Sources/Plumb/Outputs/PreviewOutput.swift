@@ -1,0 +1,107 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// A local preview: `videoflip ! videoconvert ! sink`, the pixels turned upright (a
+/// window carries no orientation metadata). It counts its frames and keeps their
+/// timestamps, so a test can prove no frame went missing while other branches came
+/// and went.
+public final class PreviewOutput: CaptureOutput {
+    public enum Sink: String, Sendable {
+        /// `fakesink`: frames go nowhere (headless machines, tests).
+        case fake
+        /// `autovideosink`: a window.
+        case window
+        /// `fpsdisplaysink`: a window with the measured rate drawn on it.
+        case fpsDisplay
+    }
+
+    public let kind = "preview"
+    public let sink: Sink
+
+    /// One frame as the preview's sink received it.
+    public struct FrameTiming: Sendable {
+        /// The buffer's timestamp (running time when the camera took it).
+        public var pts: ClockTime
+        /// The pipeline's running time when it reached the sink.
+        public var arrival: ClockTime
+    }
+
+    private struct State {
+        var angle = RotationAngle.degrees0
+        var flip: Element?
+        var frames: [FrameTiming] = []
+        var recording = true
+    }
+
+    private let state = Mutex(State())
+
+    public init(sink: Sink = .fake) {
+        self.sink = sink
+    }
+
+    public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
+        let flip = try Element(factory: "videoflip", name: "flip")
+        let convert = try Element(factory: "videoconvert", name: "convert")
+        let out: Element
+        switch sink {
+        case .fake:
+            out = try Element(factory: "fakesink", name: "sink")
+            try out.set("sync", true)
+            try out.set("enable-last-sample", false)
+        case .window:
+            out = try Element(factory: "autovideosink", name: "sink")
+        case .fpsDisplay:
+            out = try Element(factory: "fpsdisplaysink", name: "sink")
+            try out.set("text-overlay", true)
+        }
+        try bin.add(flip, convert, out)
+        try flip.link(to: convert)
+        try convert.link(to: out)
+        state.withLock { $0.flip = flip }
+        let clockSource = out
+        out.staticPad("sink")!.addProbe(.buffer) { [weak self] info in
+            guard let self, let pts = info.bufferPTS else { return .ok }
+            let arrival = clockSource.runningTime ?? 0
+            self.state.withLock { s in
+                if s.recording { s.frames.append(FrameTiming(pts: pts, arrival: arrival)) }
+            }
+            return .ok
+        }
+        return BranchEnds(entry: flip, sink: out)
+    }
+
+    /// Turns the pixels: `videoflip video-direction`. Allowed while playing.
+    public func apply(rotation: RotationAngle) {
+        let flip = state.withLock { s in
+            s.angle = rotation
+            return s.flip
+        }
+        try? flip?.set("video-direction", EnumNick(rotation.videoDirection))
+    }
+
+    public var rotation: RotationAngle { state.withLock { $0.angle } }
+
+    // MARK: Frame statistics
+
+    /// Frames the sink received so far.
+    public var frameCount: Int { state.withLock { $0.frames.count } }
+
+    /// Every frame's timing so far, in order.
+    public var frames: [FrameTiming] { state.withLock { $0.frames } }
+
+    /// Forgets the frames counted so far.
+    public func resetFrames() { state.withLock { $0.frames.removeAll() } }
+}
+
+extension Array where Element == PreviewOutput.FrameTiming {
+    /// The largest step between consecutive timestamps: one frame interval when none is missing.
+    public var largestTimestampGap: ClockTime {
+        zip(self, dropFirst()).map { $1.pts &- $0.pts }.max() ?? 0
+    }
+
+    /// The largest step between consecutive arrivals: how long the branch went without a frame.
+    public var largestArrivalGap: ClockTime {
+        zip(self, dropFirst()).map { $1.arrival > $0.arrival ? $1.arrival - $0.arrival : 0 }.max() ?? 0
+    }
+}
