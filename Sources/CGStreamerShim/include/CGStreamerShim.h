@@ -29,7 +29,7 @@ GParamSpec *plumb_object_find_property(gpointer object, const gchar *name);
 
 // --- Bus watch --------------------------------------------------------------
 /// Called on the thread iterating the watch's GMainContext. Return FALSE to remove the watch.
-typedef gboolean (*PlumbBusFunc)(GstMessage *message, gpointer user_data);
+typedef gboolean (*PlumbBusFunc)(GstBus *bus, GstMessage *message, gpointer user_data);
 
 /// gst_bus_create_watch + g_source_set_callback + g_source_attach. The callback
 /// must be cast to GSourceFunc, a function-pointer cast Swift cannot express.
