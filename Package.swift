@@ -21,6 +21,8 @@ let package = Package(
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer"]),
+        // Runs the built `plumb` binary, as a user would.
+        .testTarget(name: "PlumbCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,116 @@
+import Foundation
+import XCTest
+
+/// Runs the built `plumb` (or another program) and collects what it printed.
+struct ProcessResult {
+    var code: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum PlumbProcess {
+    /// The package root, from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The `plumb` binary next to the test bundle (PLUMB_BIN overrides).
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PLUMB_BIN"] { return URL(fileURLWithPath: path) }
+        return Bundle.main.bundleURL.appendingPathComponent("plumb")
+    }
+
+    /// Starts a process; the caller waits or signals it.
+    static func start(_ executable: URL, _ args: [String], cwd: URL? = nil) throws -> (Process, Pipe, Pipe) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        p.currentDirectoryURL = cwd ?? root
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return (p, out, err)
+    }
+
+    /// Waits at most `timeout` seconds, then kills; returns the outputs.
+    static func finish(_ p: Process, _ out: Pipe, _ err: Pipe, timeout: TimeInterval) -> ProcessResult {
+        // Read while waiting so a full pipe never blocks the child.
+        final class Sink: @unchecked Sendable { var data = Data(); let lock = NSLock() }
+        let o = Sink(), e = Sink()
+        let group = DispatchGroup()
+        for (pipe, sink) in [(out, o), (err, e)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let d = pipe.fileHandleForReading.readDataToEndOfFile()
+                sink.lock.withLock { sink.data = d }
+                group.leave()
+            }
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning {
+            p.terminate()
+            usleep(500_000)
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            XCTFail("\(p.executableURL?.lastPathComponent ?? "?") \(p.arguments ?? []) did not finish within \(timeout) s")
+        }
+        p.waitUntilExit()
+        group.wait()
+        return ProcessResult(code: p.terminationStatus,
+                             stdout: String(decoding: o.data, as: UTF8.self),
+                             stderr: String(decoding: e.data, as: UTF8.self))
+    }
+
+    static func run(_ executable: URL, _ args: [String], cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+        let (p, out, err) = try start(executable, args, cwd: cwd)
+        return finish(p, out, err, timeout: timeout)
+    }
+
+    /// `plumb ARGS...`
+    static func plumb(_ args: String..., cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+        try run(binary, args, cwd: cwd, timeout: timeout)
+    }
+
+    static func tool(_ name: String) -> URL {
+        for dir in ["/usr/bin", "/usr/local/bin", "/bin"] {
+            let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: "/usr/bin/\(name)")
+    }
+}
+
+/// ffprobe's view of a video file's first stream.
+struct Probe {
+    var codec: String
+    var width: Int
+    var height: Int
+    var frames: Int
+    var duration: Double
+
+    /// Counts frames by decoding (nb_read_frames), so a truncated file tells the truth.
+    static func read(_ file: URL) throws -> Probe? {
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), [
+            "-v", "error", "-count_frames", "-select_streams", "v:0",
+            "-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration",
+            "-of", "json", file.path,
+        ])
+        guard r.code == 0, let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+              let stream = (json["streams"] as? [[String: Any]])?.first else { return nil }
+        let format = json["format"] as? [String: Any]
+        return Probe(codec: stream["codec_name"] as? String ?? "",
+                     width: stream["width"] as? Int ?? 0,
+                     height: stream["height"] as? Int ?? 0,
+                     frames: Int(stream["nb_read_frames"] as? String ?? "") ?? 0,
+                     duration: Double(format?["duration"] as? String ?? "") ?? 0)
+    }
+}
+
+/// A fresh directory removed when the test ends, pass or fail.
+func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+    return dir
+}
