@@ -1,4 +1,5 @@
 import Foundation
+import PlumbTestSupport
 import XCTest
 
 /// `plumb check`: every shipped pipeline passes; each class of error is reported

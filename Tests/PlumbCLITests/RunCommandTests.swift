@@ -1,4 +1,5 @@
 import Foundation
+import PlumbTestSupport
 import XCTest
 
 /// `plumb run`: plays to EOS, stops cleanly on --duration and on signals, and

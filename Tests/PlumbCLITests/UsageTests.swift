@@ -1,4 +1,5 @@
 import Foundation
+import PlumbTestSupport
 import XCTest
 
 /// The command line itself: help everywhere, version, usage errors exit 2.

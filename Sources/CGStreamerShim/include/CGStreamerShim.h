@@ -56,6 +56,17 @@ typedef void (*PlumbHandoffFunc)(GstElement *element, GstBuffer *buffer, GstPad 
 gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
                                     gpointer user_data, GDestroyNotify notify);
 
+/// Any signal whose handler takes (instance, one pointer argument, user_data):
+/// "pad-added", gst-rtsp-server's "client-connected", "media-configure", "play-request" ...
+typedef void (*PlumbPointerSignalFunc)(gpointer instance, gpointer argument, gpointer user_data);
+gulong plumb_signal_connect_pointer(gpointer instance, const gchar *signal, PlumbPointerSignalFunc func,
+                                    gpointer user_data, GDestroyNotify notify);
+
+/// Any signal whose handler takes (instance, user_data): "closed", "unprepared" ...
+typedef void (*PlumbVoidSignalFunc)(gpointer instance, gpointer user_data);
+gulong plumb_signal_connect_void(gpointer instance, const gchar *signal, PlumbVoidSignalFunc func,
+                                 gpointer user_data, GDestroyNotify notify);
+
 // --- Tracers ----------------------------------------------------------------
 /// The active `leaks` tracer's "get-live-objects" action signal: emitted with
 /// g_signal_emit_by_name, a varargs function. Returns a GstStructure the caller

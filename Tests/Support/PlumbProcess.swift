@@ -2,25 +2,25 @@ import Foundation
 import XCTest
 
 /// Runs the built `plumb` (or another program) and collects what it printed.
-struct ProcessResult {
-    var code: Int32
-    var stdout: String
-    var stderr: String
+public struct ProcessResult {
+    public var code: Int32
+    public var stdout: String
+    public var stderr: String
 }
 
-enum PlumbProcess {
+public enum PlumbProcess {
     /// The package root, from this file's path.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// The `plumb` binary next to the test bundle (PLUMB_BIN overrides).
-    static var binary: URL {
+    public static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["PLUMB_BIN"] { return URL(fileURLWithPath: path) }
         return Bundle.main.bundleURL.appendingPathComponent("plumb")
     }
 
     /// Starts a process; the caller waits or signals it.
-    static func start(_ executable: URL, _ args: [String], cwd: URL? = nil) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ executable: URL, _ args: [String], cwd: URL? = nil) throws -> (Process, Pipe, Pipe) {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
@@ -34,7 +34,7 @@ enum PlumbProcess {
     }
 
     /// Waits at most `timeout` seconds, then kills; returns the outputs.
-    static func finish(_ p: Process, _ out: Pipe, _ err: Pipe, timeout: TimeInterval) -> ProcessResult {
+    public static func finish(_ p: Process, _ out: Pipe, _ err: Pipe, timeout: TimeInterval) -> ProcessResult {
         // Read while waiting so a full pipe never blocks the child.
         final class Sink: @unchecked Sendable { var data = Data(); let lock = NSLock() }
         let o = Sink(), e = Sink()
@@ -62,17 +62,17 @@ enum PlumbProcess {
                              stderr: String(decoding: e.data, as: UTF8.self))
     }
 
-    static func run(_ executable: URL, _ args: [String], cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+    public static func run(_ executable: URL, _ args: [String], cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
         let (p, out, err) = try start(executable, args, cwd: cwd)
         return finish(p, out, err, timeout: timeout)
     }
 
     /// `plumb ARGS...`
-    static func plumb(_ args: String..., cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+    public static func plumb(_ args: String..., cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
         try run(binary, args, cwd: cwd, timeout: timeout)
     }
 
-    static func tool(_ name: String) -> URL {
+    public static func tool(_ name: String) -> URL {
         for dir in ["/usr/bin", "/usr/local/bin", "/bin"] {
             let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
@@ -82,15 +82,15 @@ enum PlumbProcess {
 }
 
 /// ffprobe's view of a video file's first stream.
-struct Probe {
-    var codec: String
-    var width: Int
-    var height: Int
-    var frames: Int
-    var duration: Double
+public struct Probe {
+    public var codec: String
+    public var width: Int
+    public var height: Int
+    public var frames: Int
+    public var duration: Double
 
     /// Counts frames by decoding (nb_read_frames), so a truncated file tells the truth.
-    static func read(_ file: URL) throws -> Probe? {
+    public static func read(_ file: URL) throws -> Probe? {
         let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), [
             "-v", "error", "-count_frames", "-select_streams", "v:0",
             "-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration",
@@ -107,8 +107,42 @@ struct Probe {
     }
 }
 
+extension Probe {
+    /// The first video stream of a live URL (rtsp://...) without decoding it all.
+    /// nil when ffprobe cannot read it; `stderr` then says why.
+    public static func live(_ url: String, options: [String] = ["-rtsp_transport", "tcp"], timeout: TimeInterval = 30)
+        throws -> (probe: Probe?, stderr: String)
+    {
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error"] + options + [
+            "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "json", url,
+        ], timeout: timeout)
+        guard r.code == 0, let json = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+              let stream = (json["streams"] as? [[String: Any]])?.first else { return (nil, r.stderr) }
+        return (Probe(codec: stream["codec_name"] as? String ?? "", width: stream["width"] as? Int ?? 0,
+                      height: stream["height"] as? Int ?? 0, frames: 0, duration: 0), r.stderr)
+    }
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read, close).
+public func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+    }
+    _ = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+    }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}
+
 /// A fresh directory removed when the test ends, pass or fail.
-func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+public func temporaryDirectory(_ test: XCTestCase) throws -> URL {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
