@@ -14,13 +14,23 @@ let package = Package(
             pkgConfig: "gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        // gst-rtsp-server, for the RTSP preview.
+        .systemLibrary(
+            name: "CGstRTSPServer",
+            pkgConfig: "gstreamer-rtsp-server-1.0",
+            providers: [.apt(["libgstrtspserver-1.0-dev"])]
+        ),
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
-        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
         .target(name: "Plumb", dependencies: ["GStreamer"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer"]),
+        // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
+        .target(name: "PlumbTestSupport", path: "Tests/Support"),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "PlumbTestSupport"]),
+        // Runs the built `plumb` binary, as a user would.
+        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,6 +46,18 @@ gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
                                (GClosureNotify)(void (*)(void))notify, 0);
 }
 
+gulong plumb_signal_connect_pointer(gpointer instance, const gchar *signal, PlumbPointerSignalFunc func,
+                                    gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(instance, signal, G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
+gulong plumb_signal_connect_void(gpointer instance, const gchar *signal, PlumbVoidSignalFunc func,
+                                 gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(instance, signal, G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
 GstStructure *plumb_leaks_tracer_live_objects(void) {
   GList *tracers = gst_tracing_get_active_tracers();
   GstStructure *result = NULL;

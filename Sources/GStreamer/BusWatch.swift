@@ -12,7 +12,7 @@ final class BusWatch: @unchecked Sendable {
         let bus = gst_element_get_bus(pipeline.element)!
         defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
-        source = plumb_bus_watch_attach(bus, context.pointer, { message, userData in
+        source = plumb_bus_watch_attach(bus, context.pointer, { _, message, userData in
             guard let message, let userData else { return 1 }
             let handler = Unmanaged<Box<@Sendable (BusMessage) -> Void>>.fromOpaque(userData).takeUnretainedValue()
             handler.value(Message(retaining: message).typed)

@@ -230,3 +230,13 @@ func expectedText(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
         return gtypeName(type)
     }
 }
+
+extension Object {
+    /// Whether the property holds an object (an element, a clock ...): gst-launch
+    /// builds those from text itself, so their text form cannot be checked here.
+    public func propertyHoldsObject(_ name: String) -> Bool {
+        guard let spec = plumb_object_find_property(raw, name) else { return false }
+        let fundamental = g_type_fundamental(spec.pointee.value_type)
+        return fundamental == g_type_fundamental(g_object_get_type()) || fundamental == g_type_fundamental(g_type_from_name("GInterface"))
+    }
+}

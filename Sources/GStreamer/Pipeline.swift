@@ -6,7 +6,9 @@ import Foundation
 /// posting thread, so a failed state change can throw the error that caused it
 /// even while the bus watch delivers the same message to Swift.
 public final class Pipeline: Bin, @unchecked Sendable {
-    let recorder = ErrorRecorder()
+    /// The pipeline's error recorder: one per GstPipeline, however many wrappers
+    /// point at it (`Element.parent` makes new ones), kept as qdata on the object.
+    var recorder: ErrorRecorder { ErrorRecorder.attached(to: raw) }
 
     public convenience init(name: String? = nil) throws(GStreamerError) {
         try Gst.initialize()
@@ -15,25 +17,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     override init(raw: UnsafeMutableRawPointer, retain: Bool = false) {
         super.init(raw: raw, retain: retain)
-        let bus = gst_element_get_bus(element)!
-        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
-        // Runs on whichever thread posts; it only copies an error and passes every message on.
-        gst_bus_set_sync_handler(bus, { _, message, userData in
-            if let message, let userData, message.pointee.type == GST_MESSAGE_ERROR {
-                Unmanaged<ErrorRecorder>.fromOpaque(userData).takeUnretainedValue()
-                    .record(Message(retaining: message).error)
-            }
-            return GST_BUS_PASS
-        }, Unmanaged.passRetained(recorder).toOpaque(), { userData in
-            if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
-        })
-    }
-
-    deinit {
-        if let bus = gst_element_get_bus(element) {
-            gst_bus_set_sync_handler(bus, nil, nil, nil)  // releases the recorder
-            gst_object_unref(UnsafeMutableRawPointer(bus))
-        }
+        _ = ErrorRecorder.attached(to: raw)
     }
 
     /// gst_parse_launch_full with fatal errors: a gst-launch description to a pipeline.
@@ -79,10 +63,43 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 }
 
-/// The first bus error since the last `clear()`, recorded on the posting thread.
-final class ErrorRecorder: @unchecked Sendable {
+/// The first bus error since the last `clear()`, recorded on the posting thread
+/// by a bus sync handler.
+final class ErrorRecorder: @unchecked Sendable {  // state behind `lock`
     private let lock = NSLock()
     private var error: GStreamerError?
+
+    private static let attachLock = NSLock()
+    private static let quark = g_quark_from_static_string("plumb-error-recorder")
+
+    /// The recorder of a GstPipeline, created with its sync handler on first use.
+    /// Both the qdata and the handler hold a reference; GLib drops them when the
+    /// pipeline and its bus are finalized.
+    static func attached(to pipeline: UnsafeMutableRawPointer) -> ErrorRecorder {
+        attachLock.withLock {
+            let object: UnsafeMutablePointer<GObject> = cast(pipeline)
+            if let existing = g_object_get_qdata(object, quark) {
+                return Unmanaged<ErrorRecorder>.fromOpaque(existing).takeUnretainedValue()
+            }
+            let recorder = ErrorRecorder()
+            g_object_set_qdata_full(object, quark, Unmanaged.passRetained(recorder).toOpaque()) { data in
+                if let data { Unmanaged<ErrorRecorder>.fromOpaque(data).release() }
+            }
+            let bus = gst_element_get_bus(cast(pipeline))!
+            defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+            // Runs on whichever thread posts; it only copies an error and passes every message on.
+            gst_bus_set_sync_handler(bus, { _, message, userData in
+                if let message, let userData, message.pointee.type == GST_MESSAGE_ERROR {
+                    Unmanaged<ErrorRecorder>.fromOpaque(userData).takeUnretainedValue()
+                        .record(Message(retaining: message).error)
+                }
+                return GST_BUS_PASS
+            }, Unmanaged.passRetained(recorder).toOpaque(), { userData in
+                if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
+            })
+            return recorder
+        }
+    }
 
     func clear() { lock.withLock { error = nil } }
 

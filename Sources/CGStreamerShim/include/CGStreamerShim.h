@@ -29,7 +29,7 @@ GParamSpec *plumb_object_find_property(gpointer object, const gchar *name);
 
 // --- Bus watch --------------------------------------------------------------
 /// Called on the thread iterating the watch's GMainContext. Return FALSE to remove the watch.
-typedef gboolean (*PlumbBusFunc)(GstMessage *message, gpointer user_data);
+typedef gboolean (*PlumbBusFunc)(GstBus *bus, GstMessage *message, gpointer user_data);
 
 /// gst_bus_create_watch + g_source_set_callback + g_source_attach. The callback
 /// must be cast to GSourceFunc, a function-pointer cast Swift cannot express.
@@ -55,6 +55,17 @@ typedef void (*PlumbHandoffFunc)(GstElement *element, GstBuffer *buffer, GstPad 
 /// "handoff" on fakesink/identity (signal-handoffs must be TRUE).
 gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
                                     gpointer user_data, GDestroyNotify notify);
+
+/// Any signal whose handler takes (instance, one pointer argument, user_data):
+/// "pad-added", gst-rtsp-server's "client-connected", "media-configure", "play-request" ...
+typedef void (*PlumbPointerSignalFunc)(gpointer instance, gpointer argument, gpointer user_data);
+gulong plumb_signal_connect_pointer(gpointer instance, const gchar *signal, PlumbPointerSignalFunc func,
+                                    gpointer user_data, GDestroyNotify notify);
+
+/// Any signal whose handler takes (instance, user_data): "closed", "unprepared" ...
+typedef void (*PlumbVoidSignalFunc)(gpointer instance, gpointer user_data);
+gulong plumb_signal_connect_void(gpointer instance, const gchar *signal, PlumbVoidSignalFunc func,
+                                 gpointer user_data, GDestroyNotify notify);
 
 // --- Tracers ----------------------------------------------------------------
 /// The active `leaks` tracer's "get-live-objects" action signal: emitted with
