@@ -105,9 +105,11 @@ public final class MovieOutput: CaptureOutput {
             guard let self else { return .ok }
             return self.gate(keyframe: info.isKeyframe)
         }
-        // Count what the muxer gets: frames, first and last time.
-        parser.staticPad("src")!.addProbe(.buffer) { [weak self] info in
-            guard let self, let pts = info.bufferPTS else { return .ok }
+        // Count what the muxer gets: frames, first and last time (as running time: the
+        // encoder may offset its timestamps).
+        parser.staticPad("src")!.addProbe(.buffer) { [weak self] muxInput, info in
+            guard let self, let stamp = info.bufferPTS else { return .ok }
+            let pts = muxInput.runningTime(of: stamp) ?? stamp
             let end = pts + (info.bufferDuration ?? 0)
             let isFirst = self.state.withLock { s -> Bool in
                 s.frames += 1
@@ -182,6 +184,11 @@ public final class MovieOutput: CaptureOutput {
     }
 
     public func didDetach(error: (any Error)?) {
+        // The branch is gone: let go of its pads.
+        state.withLock {
+            $0.muxerSource = nil
+            $0.encoderSource = nil
+        }
         if let error {
             first.fail(error)
             finished.fail(error)

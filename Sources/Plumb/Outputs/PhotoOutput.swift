@@ -129,7 +129,7 @@ public final class PhotoOutput: CaptureOutput {
         let tags = TagList()
         try tags.set(TagList.deviceManufacturer, make(for: camera))
         try tags.set(TagList.deviceModel, camera.name)
-        try tags.set(TagList.dateTime, takenAt)
+        try tags.set(TagList.dateTime, takenAt, timeZone: .current)
         try tags.set(TagList.imageOrientation, angle.imageOrientationTag)
         try tags.set(TagList.applicationName, "Plumb")
         if let location {

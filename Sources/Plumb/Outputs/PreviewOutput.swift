@@ -23,15 +23,15 @@ public final class PreviewOutput: CaptureOutput {
     public struct FrameTiming: Sendable {
         /// The buffer's timestamp (running time when the camera took it).
         public var pts: ClockTime
-        /// The pipeline's running time when it reached the sink.
-        public var arrival: ClockTime
+        /// When it reached the sink, on the monotonic clock (nanoseconds; only differences mean something).
+        public var arrival: UInt64
     }
 
     private struct State {
         var angle = RotationAngle.degrees0
         var flip: Element?
         var frames: [FrameTiming] = []
-        var recording = true
+        var firstFrameSize: VideoSize?
     }
 
     private let state = Mutex(State())
@@ -41,6 +41,10 @@ public final class PreviewOutput: CaptureOutput {
     }
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
+        state.withLock {
+            $0.frames.removeAll()
+            $0.firstFrameSize = nil
+        }
         let flip = try Element(factory: "videoflip", name: "flip")
         let convert = try Element(factory: "videoconvert", name: "convert")
         let out: Element
@@ -59,12 +63,16 @@ public final class PreviewOutput: CaptureOutput {
         try flip.link(to: convert)
         try convert.link(to: out)
         state.withLock { $0.flip = flip }
-        let clockSource = out
-        out.staticPad("sink")!.addProbe(.buffer) { [weak self] info in
+        out.staticPad("sink")!.addProbe(.buffer) { [weak self] pad, info in
             guard let self, let pts = info.bufferPTS else { return .ok }
-            let arrival = clockSource.runningTime ?? 0
+            // The monotonic clock, like GStreamer's system clock: only differences matter.
+            let arrival = DispatchTime.now().uptimeNanoseconds
             self.state.withLock { s in
-                if s.recording { s.frames.append(FrameTiming(pts: pts, arrival: arrival)) }
+                if s.frames.isEmpty, let caps = pad.currentCaps?.structure(at: 0),
+                   let w = caps.int("width"), let h = caps.int("height") {
+                    s.firstFrameSize = VideoSize(width: w, height: h)
+                }
+                s.frames.append(FrameTiming(pts: pts, arrival: arrival))
             }
             return .ok
         }
@@ -82,6 +90,10 @@ public final class PreviewOutput: CaptureOutput {
 
     public var rotation: RotationAngle { state.withLock { $0.angle } }
 
+    public func didDetach(error: (any Error)?) {
+        state.withLock { $0.flip = nil }  // the branch is gone: let go of its element
+    }
+
     // MARK: Frame statistics
 
     /// Frames the sink received so far.
@@ -89,6 +101,10 @@ public final class PreviewOutput: CaptureOutput {
 
     /// Every frame's timing so far, in order.
     public var frames: [FrameTiming] { state.withLock { $0.frames } }
+
+    /// The size of the first frame the sink got (after the flip): shows the rotation was
+    /// in place before the first frame.
+    public var firstFrameSize: VideoSize? { state.withLock { $0.firstFrameSize } }
 
     /// Forgets the frames counted so far.
     public func resetFrames() { state.withLock { $0.frames.removeAll() } }
@@ -101,7 +117,7 @@ extension Array where Element == PreviewOutput.FrameTiming {
     }
 
     /// The largest step between consecutive arrivals: how long the branch went without a frame.
-    public var largestArrivalGap: ClockTime {
+    public var largestArrivalGap: UInt64 {
         zip(self, dropFirst()).map { $1.arrival > $0.arrival ? $1.arrival - $0.arrival : 0 }.max() ?? 0
     }
 }

@@ -1,15 +1,6 @@
 import Foundation
 import XCTest
 
-/// A fresh temporary folder, removed when the test ends (also on failure).
-func makeTemporaryDirectory(_ test: XCTestCase) throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("plumb-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-    return url
-}
-
 /// Runs a program and returns its standard output; fails the test on a non-zero exit.
 @discardableResult
 func runTool(_ program: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
@@ -78,14 +69,14 @@ struct ProbedVideo {
 
 /// EXIF as exiftool (an independent reader) reads it: tag name -> value, numeric (-n).
 func exif(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [String: String] {
-    let text = try runTool("exiftool", ["-n", "-s", "-S", "-Make", "-Model", "-DateTimeOriginal", "-Orientation",
+    let text = try runTool("exiftool", ["-n", "-s", "-Make", "-Model", "-DateTimeOriginal", "-Orientation",
                                     "-GPSLatitude", "-GPSLongitude", "-GPSLatitudeRef", "-GPSLongitudeRef",
                                     "-GPSAltitude", "-ImageWidth", "-ImageHeight", "-FileType", "-Error",
                                     "-Warning", url.path], file: file, line: line)
     var result: [String: String] = [:]
     for l in text.split(separator: "\n") {
         let kv = l.split(separator: ":", maxSplits: 1)
-        if kv.count == 2 { result[String(kv[0])] = kv[1].trimmingCharacters(in: .whitespaces) }
+        if kv.count == 2 { result[kv[0].trimmingCharacters(in: .whitespaces)] = kv[1].trimmingCharacters(in: .whitespaces) }
     }
     return result
 }
