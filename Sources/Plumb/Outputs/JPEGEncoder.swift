@@ -29,9 +29,11 @@ final class JPEGEncoder: Sendable {
     }
 
     private let work = Work()
+    /// Encode pipelines not yet finalized: 0 between photos, or something leaks.
+    let livePipelines = LiveCount()
 
     init(name: String = "plumb.jpeg") {
-        let work = self.work
+        let work = self.work, live = self.livePipelines
         let thread = Thread {
             while true {
                 work.ready.wait()
@@ -40,7 +42,7 @@ final class JPEGEncoder: Sendable {
                     if work.queue.withLock({ $0.stopping }) { return }
                     continue
                 }
-                job.done(Result { try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags) })
+                job.done(Result { try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags, live: live) })
             }
         }
         thread.name = name
@@ -58,8 +60,12 @@ final class JPEGEncoder: Sendable {
     }
 
     /// One frame to JPEG bytes, blocking the calling (encoder) thread.
-    static func encode(_ sample: Sample, quality: Int, tags: TagList) throws -> Data {
+    static func encode(_ sample: Sample, quality: Int, tags: TagList, live: LiveCount? = nil) throws -> Data {
         let pipeline = try Pipeline(name: "jpeg-encode")
+        if let live {
+            live.add(1)
+            pipeline.onFinalize { live.add(-1) }
+        }
         let src = try AppSrc(name: "frame")
         try src.set("format", EnumNick("time"))
         try src.set("is-live", false)
@@ -86,4 +92,11 @@ final class JPEGEncoder: Sendable {
         }
         return buffer.data
     }
+}
+
+/// A count of live objects (made minus finalized), for tests that prove nothing leaks.
+final class LiveCount: Sendable {
+    private let count = Atomic<Int>(0)
+    func add(_ n: Int) { count.add(n, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -33,6 +33,9 @@ public final class PhotoOutput: CaptureOutput {
 
     public init() {}
 
+    /// JPEG encode pipelines not yet finalized (0 when idle).
+    var liveEncodePipelines: Int { encoder.livePipelines.value }
+
     /// Make (EXIF) for frames from `camera`.
     static func make(for camera: CameraSource) -> String {
         camera.isTestPattern ? "Plumb" : "V4L2"

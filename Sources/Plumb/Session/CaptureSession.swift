@@ -197,6 +197,12 @@ public actor CaptureSession {
     /// The tee's source pads (the permanent one plus one per attached branch).
     public var teePadCount: Int { tee?.pads.filter { $0.direction == .src }.count ?? 0 }
 
+    /// The bin of an attached output's branch (tests watch it being finalized).
+    func branchBin(for output: any CaptureOutput) -> Bin? { branches[ObjectIdentifier(output)]?.bin }
+
+    /// The session's own photo output, once a photo has been taken.
+    var photoOutputIfAttached: PhotoOutput? { photos }
+
     // MARK: - Start-up
 
     private func start(size: VideoSize, rate: FrameRate, timeout: Duration) async throws {
