@@ -345,7 +345,7 @@ public actor CaptureSession {
         case .error(let error):
             if let branch = branches.values.first(where: { $0.contains(path: error.source) }) {
                 // A branch failed: only that branch goes; the camera keeps running.
-                branch.failed.store(true, ordering: .relaxed)
+                branch.flowGuard.trip()
                 branches[ObjectIdentifier(branch.output)] = nil
                 if photos === branch.output { photos = nil }
                 let failure = CaptureError.outputFailed(output: branch.output.kind, error)
@@ -435,18 +435,7 @@ public actor CaptureSession {
             throw CaptureError.wrap(error)
         }
 
-        // Once the branch stops the flow (an error or EOS came back up its queue), its tee
-        // pad drops frames instead of passing the failure to the tee, which would stop
-        // every branch. The queue's last flow result is set before the tee could see it.
-        teePad.addProbe(.buffer) { [weak branch] _ in
-            guard let branch else { return .ok }
-            if branch.failed.load(ordering: .relaxed) { return .drop }
-            if headSrc.lastFlowReturn.stopsFlow {
-                branch.failed.store(true, ordering: .relaxed)
-                return .drop
-            }
-            return .ok
-        }
+        branch.flowGuard.install(on: teePad, queueSource: headSrc)
 
         // 3. The current angle before the first frame, then let the frames go.
         output.apply(rotation: rotation)
@@ -482,7 +471,7 @@ public actor CaptureSession {
 
         // 2. EOS into this branch only, then wait for it at the branch's sink (a pad probe:
         //    the bus reports EOS only for the whole pipeline).
-        if error == nil && !branch.failed.load(ordering: .relaxed), let sinkPad = branch.sink.staticPad("sink") {
+        if error == nil && !branch.failed, let sinkPad = branch.sink.staticPad("sink") {
             let drained = OneShot<Void>()
             let probe = sinkPad.addProbe(.eventDownstream) { info in
                 if info.isEOS { drained.succeed(()) }
