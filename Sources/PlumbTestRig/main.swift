@@ -2,6 +2,7 @@
 // recording). It may give way to `plumb record` once that exists.
 //
 //   plumb-testrig record FILE [--size WxH] [--fps N] [--seconds S] [--codec h264|h265]
+//   plumb-testrig bench [--size WxH] [--fps N] [--photos N] [--recordings N]   (see Bench.swift)
 //
 // Prints one JSON line per event on stdout, flushed at once:
 //   {"event":"recording","first_frame_ms":...}  when the first frame is in the muxer
@@ -20,12 +21,24 @@ func fail(_ message: String, code: Int32) -> Never {
     exit(code)
 }
 
+let usage = """
+    usage: plumb-testrig record FILE [--size WxH] [--fps N] [--seconds S] [--codec h264|h265]
+           plumb-testrig bench [--size WxH] [--fps N] [--photos N] [--recordings N]
+    """
 var args = Array(CommandLine.arguments.dropFirst())
-guard args.first == "record", args.count >= 2 else {
-    fail("usage: plumb-testrig record FILE [--size WxH] [--fps N] [--seconds S] [--codec h264|h265]", code: 2)
+let command = args.first ?? ""
+var file = URL(fileURLWithPath: "/dev/null")
+switch command {
+case "record" where args.count >= 2:
+    file = URL(fileURLWithPath: args[1])
+    args.removeFirst(2)
+case "bench":
+    args.removeFirst()
+default:
+    fail(usage, code: 2)
 }
-let file = URL(fileURLWithPath: args[1])
-args.removeFirst(2)
+var photos = 50
+var recordings = 20
 var size = VideoSize(width: 320, height: 240)
 var fps = 30
 var seconds = 3600.0
@@ -38,9 +51,23 @@ while !args.isEmpty {
     case "--size": size = VideoSize(parsing: value) ?? { fail("--size wants WxH, not \(value)", code: 2) }()
     case "--fps": fps = Int(value) ?? { fail("--fps wants a number, not \(value)", code: 2) }()
     case "--seconds": seconds = Double(value) ?? { fail("--seconds wants a number, not \(value)", code: 2) }()
+    case "--photos": photos = Int(value) ?? { fail("--photos wants a number, not \(value)", code: 2) }()
+    case "--recordings": recordings = Int(value) ?? { fail("--recordings wants a number, not \(value)", code: 2) }()
     case "--codec": codec = VideoCodec(rawValue: value) ?? { fail("--codec is h264 or h265, not \(value)", code: 2) }()
     default: fail("unknown option \(flag)", code: 2)
     }
+}
+
+if command == "bench" {
+    do {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Bench.run(size: size, fps: fps, photos: photos, recordings: recordings, folder: folder)
+    } catch {
+        fail("\(error)", code: 1)
+    }
+    exit(0)
 }
 
 do {

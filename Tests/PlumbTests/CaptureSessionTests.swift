@@ -123,4 +123,37 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertGreaterThan(photo.jpeg.count, 0)
         await session.close()
     }
+
+    /// The camera failing (as when it is unplugged) ends the session, but a recording in
+    /// progress is still finalized, and everyone waiting hears why.
+    func testACameraFailureFinalizesRecordingsAndSaysWhy() async throws {
+        let dir = try temporaryDirectory(self)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("cut.mp4"))
+        _ = try await recording.firstFrameTime()
+        try await Task.sleep(for: .milliseconds(400))
+        let found = await session.element(named: "src")
+        let src = try XCTUnwrap(found)
+        src.postResourceError("Could not read from resource.", debug: "system error: No such device")
+        do {
+            _ = try await recording.stop()
+            XCTFail("the recording did not report the camera failure")
+        } catch CaptureError.camera(let error) {
+            XCTAssertEqual(error.device, "test")
+        }
+        let failure = await session.failure
+        XCTAssertNotNil(failure)
+        do {
+            _ = try await session.takePhoto()
+            XCTFail("a failed session took a photo")
+        } catch CaptureError.camera {
+        }
+        await session.close()
+        // Finalized: the header lists every frame, and they decode.
+        let probe = try XCTUnwrap(Probe.read(recording.url))
+        let video = try ProbedVideo(recording.url)
+        XCTAssertGreaterThan(video.packets, 8)
+        XCTAssertEqual(probe.frames, video.packets)
+        XCTAssertGreaterThan(probe.duration, 0.25)
+    }
 }

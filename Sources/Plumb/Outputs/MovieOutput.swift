@@ -208,6 +208,12 @@ public final class MovieOutput: CaptureOutput {
         try await first.value(timeout: timeout, what: "the recording's first frame")
     }
 
+    /// When the first frame (a keyframe) reached the muxer, on the wall clock.
+    public var firstFrameWrittenAt: Date? { state.withLock { $0.firstDate } }
+
+    /// When the session took the request, on the wall clock.
+    public var requestedAt: Date { state.withLock { $0.requestDate } }
+
     /// Frames and seconds recorded so far.
     public var progress: (frames: Int, seconds: Double) {
         state.withLock { s in

@@ -44,6 +44,8 @@ public actor CaptureSession {
     private var branchCount = 0
     /// Names of branches taken down, to recognise their late bus messages.
     private var retired: Set<String> = []
+    /// Teardowns started from the bus (a failure), which `close()` must let finish.
+    private var inFlight: [String: Task<Void, Never>] = [:]
     private var photos: PhotoOutput?
     private let frames = FrameCounter()
     private var firstFrame: OneShot<Void>?
@@ -62,6 +64,12 @@ public actor CaptureSession {
     }
 
     // MARK: Opening and closing
+
+    /// Opens `camera` at `size` and `fps` frames per second; see `open(_:size:rate:timeout:)`.
+    public static func open(camera: CameraSource = .testPattern(), size: VideoSize = .vga,
+                            fps: Int = 30) async throws -> CaptureSession {
+        try await open(camera, size: size, rate: FrameRate(fps))
+    }
 
     /// Opens `camera` and waits for its first frame.
     ///
@@ -117,8 +125,9 @@ public actor CaptureSession {
         phase = .closed
         for branch in Array(branches.values) {
             branches[ObjectIdentifier(branch.output)] = nil
-            await teardown(branch, error: nil)
+            await teardown(branch, drain: true, error: nil)
         }
+        for task in Array(inFlight.values) { await task.value }
         photos = nil
         if let pipeline { try? pipeline.setState(.null) }
         bus?.cancel()
@@ -145,7 +154,7 @@ public actor CaptureSession {
             throw CaptureError.notAttached(output.kind)
         }
         if photos === output { photos = nil }
-        await teardown(branch, error: nil)
+        await teardown(branch, drain: true, error: nil)
     }
 
     /// The kinds of the attached outputs' branches, e.g. ["photo1", "movie2"].
@@ -199,6 +208,9 @@ public actor CaptureSession {
 
     /// The bin of an attached output's branch (tests watch it being finalized).
     func branchBin(for output: any CaptureOutput) -> Bin? { branches[ObjectIdentifier(output)]?.bin }
+
+    /// An element of the session's pipeline by name ("src", "tee"), for tests.
+    func element(named name: String) -> Element? { pipeline?.element(named: name) }
 
     /// The session's own photo output, once a photo has been taken.
     var photoOutputIfAttached: PhotoOutput? { photos }
@@ -333,8 +345,7 @@ public actor CaptureSession {
     private func cameraError(_ error: any Error) -> CaptureError {
         if let e = error as? CaptureError { return e }
         guard let g = error as? GStreamerError else { return CaptureError.pipeline(GStreamerError(message: "\(error)")) }
-        if case .device(let d) = camera { return .camera(CameraError(device: d.path, gstreamer: g)) }
-        return .pipeline(g)
+        return .camera(CameraError(device: camera.identifier, gstreamer: g))
     }
 
     // MARK: - Bus
@@ -349,7 +360,7 @@ public actor CaptureSession {
                 branches[ObjectIdentifier(branch.output)] = nil
                 if photos === branch.output { photos = nil }
                 let failure = CaptureError.outputFailed(output: branch.output.kind, error)
-                Task { await self.teardown(branch, error: failure) }
+                startTeardown(branch, drain: false, error: failure)
             } else if retired.contains(where: { error.source?.contains(":\($0)/") == true }) {
                 // A later message from a branch already taken down (its queue reporting the
                 // flow error the first one caused): nothing more to do.
@@ -362,7 +373,8 @@ public actor CaptureSession {
         }
     }
 
-    /// The camera side failed: everything stops, every waiter hears why.
+    /// The camera side failed: everything stops, every waiter hears why. The branches are
+    /// intact, so they are drained first: recordings are finalized with what they got.
     private func fail(_ error: CaptureError) {
         guard phase == .starting || phase == .running else { return }
         failure = error
@@ -371,7 +383,7 @@ public actor CaptureSession {
         frames.failAll(error)
         for branch in Array(branches.values) {
             branches[ObjectIdentifier(branch.output)] = nil
-            Task { await self.teardown(branch, error: error) }
+            startTeardown(branch, drain: true, error: error)
         }
         photos = nil
     }
@@ -449,7 +461,19 @@ public actor CaptureSession {
     /// (a fragmented recording keeps what it wrote either way).
     private static let drainLimit: Duration = .seconds(10)
 
-    private func teardown(_ branch: Branch, error: (any Error)?) async {
+    /// Starts a teardown from a bus message (not awaited there: the bus must keep flowing).
+    private func startTeardown(_ branch: Branch, drain: Bool, error: any Error) {
+        let name = branch.name
+        inFlight[name] = Task {
+            await self.teardown(branch, drain: drain, error: error)
+            self.inFlight[name] = nil
+        }
+    }
+
+    /// Takes a branch down. `drain`: EOS first, so a recording is finalized (not for a
+    /// branch that failed itself: its elements would not pass EOS on). `error` goes to the
+    /// output as the reason it ended.
+    private func teardown(_ branch: Branch, drain: Bool, error: (any Error)?) async {
         guard let pipeline, let tee else { return }
         // 1. Unlink at a moment the tee is not pushing into this pad (IDLE probe). Unlinking
         //    is what such probes are for; state changes wait for the executor below.
@@ -471,7 +495,7 @@ public actor CaptureSession {
 
         // 2. EOS into this branch only, then wait for it at the branch's sink (a pad probe:
         //    the bus reports EOS only for the whole pipeline).
-        if error == nil && !branch.failed, let sinkPad = branch.sink.staticPad("sink") {
+        if drain && !branch.failed, let sinkPad = branch.sink.staticPad("sink") {
             let drained = OneShot<Void>()
             let probe = sinkPad.addProbe(.eventDownstream) { info in
                 if info.isEOS { drained.succeed(()) }
