@@ -88,24 +88,34 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {
         gst_tag_list_add_value(pointer, GST_TAG_MERGE_REPLACE, tag, &value)
     }
 
+    /// The tag's value, nil when absent or when the tag holds another type
+    /// (checked first: GLib's getters would log a critical and answer 0).
     public func string(_ tag: String) -> String? {
+        guard holds(tag, g_type_from_name("gchararray")) else { return nil }
         var out: UnsafeMutablePointer<gchar>?
         return gst_tag_list_get_string(pointer, tag, &out) != 0 ? takeString(out) : nil
     }
 
     public func double(_ tag: String) -> Double? {
+        guard holds(tag, g_type_from_name("gdouble")) else { return nil }
         var v: gdouble = 0
         return gst_tag_list_get_double(pointer, tag, &v) != 0 ? v : nil
     }
 
     public func uint(_ tag: String) -> UInt32? {
+        guard holds(tag, g_type_from_name("guint")) else { return nil }
         var v: guint = 0
         return gst_tag_list_get_uint(pointer, tag, &v) != 0 ? v : nil
+    }
+
+    private func holds(_ tag: String, _ type: GType) -> Bool {
+        gst_tag_exists(tag) != 0 && gst_tag_get_type(tag) == type
     }
 
     /// A GstDateTime tag as a Date (UTC offsets applied); nil when absent or
     /// when it lacks a time of day.
     public func date(_ tag: String) -> Date? {
+        guard holds(tag, gst_date_time_get_type()) else { return nil }
         var out: OpaquePointer?
         guard gst_tag_list_get_date_time(pointer, tag, &out) != 0, let dt = out else { return nil }
         defer { gst_date_time_unref(dt) }

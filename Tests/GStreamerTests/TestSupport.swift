@@ -50,7 +50,7 @@ func temporaryDirectory(_ test: XCTestCase) throws -> URL {
 }
 
 /// Runs a program to completion and returns its exit status and output (stdout + stderr).
-func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
          timeout: TimeInterval = 120) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
