@@ -48,13 +48,14 @@ public class Element: Object, @unchecked Sendable {
         recorder?.clear()
         let result = gst_element_set_state(element, state.gst)
         if result == GST_STATE_CHANGE_FAILURE {
-            throw recorder?.take() ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
-                                                     message: "\(name) could not change state to \(state)",
-                                                     source: path)
+            throw recorder?.take(waiting: Self.errorGrace)
+                ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                                  message: "\(name) could not change state to \(state)", source: path)
         }
         guard result == GST_STATE_CHANGE_ASYNC else { return }
-        // Waits in short slices: gst_element_get_state cannot be woken by a bus error
-        // (a streaming error during preroll leaves the change pending for ever).
+        // A bin aborts its pending change (FAILURE below) when a child's error reaches
+        // it; waiting in short slices also ends the wait on a recorded error that
+        // did not abort it, instead of sitting out the whole time-out.
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
@@ -63,8 +64,9 @@ public class Element: Object, @unchecked Sendable {
             var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
             let waited = gst_element_get_state(element, &current, &pending, GstClockTime(slice.nanoseconds))
             if waited == GST_STATE_CHANGE_FAILURE {
-                throw recorder?.take() ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
-                                                         message: "\(name) failed to reach \(state)", source: path)
+                throw recorder?.take(waiting: Self.errorGrace)
+                    ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                                      message: "\(name) failed to reach \(state)", source: path)
             }
             if waited != GST_STATE_CHANGE_ASYNC { return }
             if let error = recorder?.take() { throw error }
@@ -76,6 +78,10 @@ public class Element: Object, @unchecked Sendable {
             }
         }
     }
+
+    /// How long a failed change waits for the bus error that explains it
+    /// (see `ErrorRecorder.take(waiting:)`); only a failure without any error waits it all.
+    static let errorGrace: Duration = .milliseconds(500)
 
     /// The current state, without waiting.
     public var currentState: State {
@@ -89,7 +95,9 @@ public class Element: Object, @unchecked Sendable {
         let recorder = errorRecorder
         recorder?.clear()
         guard gst_element_sync_state_with_parent(element) != 0 else {
-            throw recorder?.take() ?? GStreamerError(message: "\(name) could not follow its parent's state", source: path)
+            throw recorder?.take(waiting: Self.errorGrace)
+                ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                                  message: "\(name) could not follow its parent's state", source: path)
         }
     }
 

@@ -70,23 +70,30 @@ public final class Pipeline: Bin, @unchecked Sendable {
 /// bus's single sync handler is installed once. Both references are released by
 /// GLib when the pipeline (qdata) and its bus (sync handler) are finalized.
 ///
-/// `@unchecked Sendable`: `error` is only touched under `lock`.
+/// `@unchecked Sendable`: `error` is only touched under `condition`'s lock.
 final class ErrorRecorder: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var error: GStreamerError?
 
-    func clear() { lock.withLock { error = nil } }
+    func clear() { condition.withLock { error = nil } }
 
     func record(_ e: GStreamerError?) {
         guard let e else { return }
-        lock.withLock { if error == nil { error = e } }
+        condition.withLock {
+            if error == nil { error = e }
+            condition.broadcast()
+        }
     }
 
-    /// The recorded error, left in place.
-    func peek() -> GStreamerError? { lock.withLock { error } }
-
-    func take() -> GStreamerError? {
-        lock.withLock {
+    /// The recorded error, taken away; waits up to `grace` for one to arrive. A bin
+    /// aborts its state change as soon as a child's error reaches it, slightly before
+    /// the same message is posted on the pipeline's bus (where it is recorded), so a
+    /// failure seen by the waiting thread can be ahead of its error.
+    func take(waiting grace: Duration = .zero) -> GStreamerError? {
+        let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
+                                                 + Double(grace.components.attoseconds) / 1e18)
+        return condition.withLock {
+            while error == nil && condition.wait(until: deadline) {}
             defer { error = nil }
             return error
         }
