@@ -28,7 +28,10 @@ public final class MainContext: @unchecked Sendable {  // GMainContext is thread
     public func pushThreadDefault() { g_main_context_push_thread_default(pointer) }
     public func popThreadDefault() { g_main_context_pop_thread_default(pointer) }
 
-    /// Runs `work` once on the thread iterating this context (g_main_context_invoke_full).
+    /// Runs `work` once on the thread iterating this context (g_main_context_invoke_full):
+    /// queued when another thread owns the context (a `MainContextThread` owns its
+    /// context for its whole life), run at once when the caller owns it — or, as GLib
+    /// does, when no thread owns it at all.
     public func invoke(_ work: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(work)).toOpaque()
         g_main_context_invoke_full(pointer, G_PRIORITY_DEFAULT, { userData in
@@ -65,22 +68,28 @@ public final class MainContextThread: @unchecked Sendable {
         var started = false
         var finished = false
         var thread: pthread_t?
+        /// The context, handed to the thread; it lets go of it before `finished`, so
+        /// the context is freed by the owner's deinit, not later on the ending thread.
+        var handoff: MainContext?
     }
 
     public init(context: MainContext = MainContext(), name: String = "plumb.main-context") {
         self.context = context
         let control = self.control
-        let thread = Thread { [context, control] in
-            context.pushThreadDefault()  // acquires the context for this thread
+        control.handoff = context
+        let thread = Thread { [control] in
+            var context = control.condition.withLock { control.handoff.take() }
+            context?.pushThreadDefault()  // acquires the context for this thread
             control.condition.withLock {
                 control.thread = pthread_self()
                 control.started = true
                 control.condition.broadcast()
             }
             while control.condition.withLock({ control.running }) {
-                context.iterate(mayBlock: true)
+                context?.iterate(mayBlock: true)
             }
-            context.popThreadDefault()  // releases it
+            context?.popThreadDefault()  // releases it
+            context = nil
             control.condition.withLock {
                 control.finished = true
                 control.condition.broadcast()

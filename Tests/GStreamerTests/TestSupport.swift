@@ -95,6 +95,7 @@ final class Counter: @unchecked Sendable {  // `count` is only touched under `lo
     private let lock = NSLock()
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
+    func set(_ value: Int) { lock.withLock { count = value } }
     var value: Int { lock.withLock { count } }
 }
 
