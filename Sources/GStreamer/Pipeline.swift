@@ -1,14 +1,14 @@
 internal import CGStreamer
 internal import CGStreamerShim
 import Foundation
+import Synchronization
 
 /// An owned GstPipeline. Its bus's error messages are also recorded on the
 /// posting thread, so a failed state change can throw the error that caused it
 /// even while the bus watch delivers the same message to Swift.
 public final class Pipeline: Bin, @unchecked Sendable {
-    /// The pipeline's error recorder: one per GstPipeline, however many wrappers
-    /// point at it (`Element.parent` makes new ones), kept as qdata on the object.
-    var recorder: ErrorRecorder { ErrorRecorder.attached(to: raw) }
+    /// Shared by every wrapper of the same GstPipeline (a bus has one sync handler).
+    let recorder: ErrorRecorder
 
     public convenience init(name: String? = nil) throws(GStreamerError) {
         try Gst.initialize()
@@ -16,8 +16,8 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 
     override init(raw: UnsafeMutableRawPointer, retain: Bool = false) {
+        recorder = ErrorRecorder.attached(to: raw)
         super.init(raw: raw, retain: retain)
-        _ = ErrorRecorder.attached(to: raw)
     }
 
     /// gst_parse_launch_full with fatal errors: a gst-launch description to a pipeline.
@@ -63,27 +63,55 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 }
 
-/// The first bus error since the last `clear()`, recorded on the posting thread
-/// by a bus sync handler.
-final class ErrorRecorder: @unchecked Sendable {  // state behind `lock`
-    private let lock = NSLock()
+/// The first bus error since the last `clear()`, recorded on the posting thread.
+///
+/// One per GstPipeline, kept as the pipeline's qdata: any number of Swift wrappers
+/// of the same pipeline (`element.parent`, `bin.element(named:)`) share it, and the
+/// bus's single sync handler is installed once. Both references are released by
+/// GLib when the pipeline (qdata) and its bus (sync handler) are finalized.
+///
+/// `@unchecked Sendable`: `error` is only touched under `condition`'s lock.
+final class ErrorRecorder: @unchecked Sendable {
+    private let condition = NSCondition()
     private var error: GStreamerError?
 
-    private static let attachLock = NSLock()
-    private static let quark = g_quark_from_static_string("plumb-error-recorder")
+    func clear() { condition.withLock { error = nil } }
 
-    /// The recorder of a GstPipeline, created with its sync handler on first use.
-    /// Both the qdata and the handler hold a reference; GLib drops them when the
-    /// pipeline and its bus are finalized.
+    func record(_ e: GStreamerError?) {
+        guard let e else { return }
+        condition.withLock {
+            if error == nil { error = e }
+            condition.broadcast()
+        }
+    }
+
+    /// The recorded error, taken away; waits up to `grace` for one to arrive. A bin
+    /// aborts its state change as soon as a child's error reaches it, slightly before
+    /// the same message is posted on the pipeline's bus (where it is recorded), so a
+    /// failure seen by the waiting thread can be ahead of its error.
+    func take(waiting grace: Duration = .zero) -> GStreamerError? {
+        let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
+                                                 + Double(grace.components.attoseconds) / 1e18)
+        return condition.withLock {
+            while error == nil && condition.wait(until: deadline) {}
+            defer { error = nil }
+            return error
+        }
+    }
+
+    private static let quark = g_quark_from_string("plumb-error-recorder")
+    private static let installLock = Mutex(())
+
+    /// The pipeline's recorder, installing it (qdata + bus sync handler) on first use.
     static func attached(to pipeline: UnsafeMutableRawPointer) -> ErrorRecorder {
-        attachLock.withLock {
-            let object: UnsafeMutablePointer<GObject> = cast(pipeline)
+        let object: UnsafeMutablePointer<GObject> = cast(pipeline)
+        return installLock.withLock { _ in
             if let existing = g_object_get_qdata(object, quark) {
                 return Unmanaged<ErrorRecorder>.fromOpaque(existing).takeUnretainedValue()
             }
             let recorder = ErrorRecorder()
-            g_object_set_qdata_full(object, quark, Unmanaged.passRetained(recorder).toOpaque()) { data in
-                if let data { Unmanaged<ErrorRecorder>.fromOpaque(data).release() }
+            g_object_set_qdata_full(object, quark, Unmanaged.passRetained(recorder).toOpaque()) { userData in
+                if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
             }
             let bus = gst_element_get_bus(cast(pipeline))!
             defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
@@ -98,20 +126,6 @@ final class ErrorRecorder: @unchecked Sendable {  // state behind `lock`
                 if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
             })
             return recorder
-        }
-    }
-
-    func clear() { lock.withLock { error = nil } }
-
-    func record(_ e: GStreamerError?) {
-        guard let e else { return }
-        lock.withLock { if error == nil { error = e } }
-    }
-
-    func take() -> GStreamerError? {
-        lock.withLock {
-            defer { error = nil }
-            return error
         }
     }
 }

@@ -91,10 +91,3 @@ final class RTSPServerTests: XCTestCase {
         third.stop()
     }
 }
-
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}
