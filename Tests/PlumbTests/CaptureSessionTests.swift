@@ -24,6 +24,26 @@ private final class FailingOutput: CaptureOutput {
     }
 }
 
+/// A branch whose sink cannot start: a file in a folder that does not exist.
+private final class UnstartableOutput: CaptureOutput {
+    let kind = "unstartable"
+    func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
+        let sink = try Element(factory: "filesink", name: "sink")
+        try sink.set("location", "/nonexistent-plumb-folder/out.raw")
+        try bin.add(sink)
+        return BranchEnds(entry: sink, sink: sink)
+    }
+}
+
+/// A branch whose build throws.
+private final class ThrowingOutput: CaptureOutput {
+    let kind = "throwing"
+    func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
+        _ = try Element(factory: "no-such-element-plumb")
+        fatalError("unreachable")
+    }
+}
+
 final class CaptureSessionTests: XCTestCase {
     private let qvga = VideoSize(width: 320, height: 240)
 
@@ -155,5 +175,35 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertGreaterThan(video.packets, 8)
         XCTAssertEqual(probe.frames, video.packets)
         XCTAssertGreaterThan(probe.duration, 0.25)
+    }
+
+    /// An output that cannot be built or started is refused, and leaves the session as it was.
+    func testAFailedAttachLeavesNothingBehind() async throws {
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let elements = await session.elementCount
+        let pads = await session.teePadCount
+        do {
+            try await session.attach(UnstartableOutput())
+            XCTFail("a sink that cannot open its file was attached")
+        } catch CaptureError.pipeline(let error) {
+            XCTAssertTrue(error.description.contains("nonexistent-plumb-folder"), error.description)
+        }
+        do {
+            try await session.attach(ThrowingOutput())
+            XCTFail("an output whose build throws was attached")
+        } catch CaptureError.pipeline(let error) {
+            XCTAssertTrue(error.description.contains("no-such-element-plumb"), error.description)
+        }
+        let elementsAfter = await session.elementCount
+        let padsAfter = await session.teePadCount
+        XCTAssertEqual(elementsAfter, elements)
+        XCTAssertEqual(padsAfter, pads)
+        let before = await session.frameCount
+        try await session.waitForFrames(5)
+        let after = await session.frameCount
+        XCTAssertGreaterThan(after, before)
+        let running = await session.isRunning
+        XCTAssertTrue(running)
+        await session.close()
     }
 }

@@ -12,10 +12,23 @@ final class ModeChooserTests: XCTestCase {
         image/jpeg, width=(int)640, height=(int)480, framerate=(fraction)30/1
         """
 
-    private func choose(_ caps: String, _ w: Int, _ h: Int, _ fps: Int) throws -> CameraMode? {
+    private func choose(_ caps: String, _ w: Int, _ h: Int, _ fps: Int,
+                        _ encoding: ModeChooser.Preference = .any) throws -> CameraMode? {
         let size = VideoSize(width: w, height: h)
         let modes = ModeChooser.modes(in: try Caps(caps), requested: size, rate: FrameRate(fps))
-        return ModeChooser.choose(from: modes, size: size, rate: FrameRate(fps))
+        return ModeChooser.choose(from: modes, size: size, rate: FrameRate(fps), encoding: encoding)
+    }
+
+    func testAPreferredEncodingWinsWhenOffered() throws {
+        let mjpeg = try XCTUnwrap(choose(webcam, 640, 480, 30, .mjpeg))
+        XCTAssertEqual(mjpeg.encoding, .mjpeg)
+        XCTAssertEqual(mjpeg.size, VideoSize(width: 640, height: 480))
+        let raw = try XCTUnwrap(choose(webcam, 1280, 720, 30, .raw))
+        XCTAssertEqual(raw.encoding, .raw("YUY2"))
+        XCTAssertEqual(raw.rate, FrameRate(10), "raw at 720p only comes at 10 fps")
+        // A camera with no MJPEG: the preference is ignored.
+        let rawOnly = "video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, framerate=(fraction)30/1"
+        XCTAssertEqual(try XCTUnwrap(choose(rawOnly, 640, 480, 30, .mjpeg)).encoding, .raw("YUY2"))
     }
 
     func testExactSizeAndRateRawBeforeMJPEG() throws {

@@ -33,7 +33,11 @@ final class Branch: Sendable {
     var failed: Bool { flowGuard.tripped }
 
     /// Whether a bus message's source path lies inside this branch.
-    func contains(path: String?) -> Bool {
+    func contains(path: String?) -> Bool { Self.path(path, isInBranchNamed: name) }
+
+    /// Whether `path` ("/GstPipeline:plumb-session/GstBin:movie3/GstX264Enc:encoder") is the
+    /// branch bin `name` or lies inside it.
+    static func path(_ path: String?, isInBranchNamed name: String) -> Bool {
         guard let path else { return false }
         return path.contains(":\(name)/") || path.hasSuffix(":\(name)")
     }

@@ -77,13 +77,14 @@ public actor CaptureSession {
     ///   - size: the frame size asked for; a camera that lacks it gets the nearest it offers
     ///     (see `ModeChooser`); the test pattern makes any size.
     ///   - rate: frames per second asked for, with the same fallback.
+    ///   - encoding: raw or MJPEG from a camera that offers both (ignored when it offers one).
     ///   - timeout: the most the opening may take; a camera that sends nothing by then is
     ///     `CameraError.Cause.noFrames`.
     /// - Throws: `CaptureError.camera` naming the device and the cause (missing, not a
     ///   device, not a capture device, busy, permission denied, no usable format, no frames).
     public static func open(_ camera: CameraSource = .testPattern(), size: VideoSize = .vga,
-                            rate: FrameRate = FrameRate(30), timeout: Duration = .seconds(5)) async throws
-        -> CaptureSession
+                            rate: FrameRate = FrameRate(30), encoding: ModeChooser.Preference = .any,
+                            timeout: Duration = .seconds(5)) async throws -> CaptureSession
     {
         guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else {
             throw CaptureError.invalidArgument("size \(size) is out of range (1x1 to 16384x16384)")
@@ -100,7 +101,7 @@ public actor CaptureSession {
         let opened = OneShot<Void>()
         Task {
             do {
-                try await session.start(size: size, rate: rate, timeout: timeout)
+                try await session.start(size: size, rate: rate, encoding: encoding, timeout: timeout)
                 opened.succeed(())
             } catch {
                 opened.fail(error)
@@ -217,7 +218,8 @@ public actor CaptureSession {
 
     // MARK: - Start-up
 
-    private func start(size: VideoSize, rate: FrameRate, timeout: Duration) async throws {
+    private func start(size: VideoSize, rate: FrameRate, encoding: ModeChooser.Preference,
+                       timeout: Duration) async throws {
         let pipeline: Pipeline
         let tee: Element
         do {
@@ -236,7 +238,7 @@ public actor CaptureSession {
         let first = OneShot<Void>()
         firstFrame = first
 
-        let sourceChain = try makeSource(size: size, rate: rate, in: pipeline)
+        let sourceChain = try makeSource(size: size, rate: rate, encoding: encoding, in: pipeline)
         do {
             try pipeline.add(tee)
             try sourceChain.last!.link(to: tee)
@@ -276,7 +278,8 @@ public actor CaptureSession {
     }
 
     /// The source elements, added to the pipeline and linked; the last one feeds the tee.
-    private func makeSource(size: VideoSize, rate: FrameRate, in pipeline: Pipeline) throws -> [Element] {
+    private func makeSource(size: VideoSize, rate: FrameRate, encoding: ModeChooser.Preference,
+                            in pipeline: Pipeline) throws -> [Element] {
         switch camera {
         case .testPattern(let pattern):
             do {
@@ -318,7 +321,7 @@ public actor CaptureSession {
                 }
                 let offered = src.staticPad("src")!.queryCaps()
                 let modes = ModeChooser.modes(in: offered, requested: size, rate: rate)
-                guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate) else {
+                guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate, encoding: encoding) else {
                     throw CaptureError.camera(CameraError(device: device.path, cause: .noUsableFormat,
                                                           detail: "it offers \(offered)"))
                 }
@@ -361,7 +364,7 @@ public actor CaptureSession {
                 if photos === branch.output { photos = nil }
                 let failure = CaptureError.outputFailed(output: branch.output.kind, error)
                 startTeardown(branch, drain: false, error: failure)
-            } else if retired.contains(where: { error.source?.contains(":\($0)/") == true }) {
+            } else if retired.contains(where: { Branch.path(error.source, isInBranchNamed: $0) }) {
                 // A later message from a branch already taken down (its queue reporting the
                 // flow error the first one caused): nothing more to do.
                 break
@@ -407,9 +410,9 @@ public actor CaptureSession {
 
         // 1. A bin with only the head queue, blocked at its source pad, linked to the tee:
         //    from here on the branch collects frames while the rest of it is built.
-        let bin: Bin, head: Element, entry: Pad, teePad: Pad
-        let headSrc: Pad
-        let block: UInt
+        var added = false
+        var teePad: Pad?
+        let bin: Bin, head: Element, entry: Pad, headSrc: Pad
         do {
             bin = try Bin(name: name)
             head = try Element(factory: "queue", name: "head")
@@ -420,16 +423,18 @@ public actor CaptureSession {
             try bin.add(head)
             entry = try bin.addGhostPad("sink", target: head.staticPad("sink")!)
             headSrc = head.staticPad("src")!
-            block = headSrc.addProbe([.block, .buffer, .bufferList, .eventDownstream]) { _ in .ok }
-            try pipeline.add(bin)
-            try bin.syncStateWithParent()
-            teePad = try tee.requestPad("src_%u")
         } catch {
             throw CaptureError.wrap(error)
         }
+        let block = headSrc.addProbe([.block, .buffer, .bufferList, .eventDownstream]) { _ in .ok }
         let branch: Branch
         do {
-            try teePad.link(to: entry)
+            try pipeline.add(bin)
+            added = true
+            try bin.syncStateWithParent()
+            let pad = try tee.requestPad("src_%u")
+            teePad = pad
+            try pad.link(to: entry)
             // 2. The output's elements, brought up to PLAYING while nothing flows.
             let ends = try output.build(in: bin, format: format, camera: camera)
             if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
@@ -437,17 +442,21 @@ public actor CaptureSession {
             for child in bin.children where child.name != "head" {
                 try child.syncStateWithParent()
             }
-            branch = Branch(output: output, bin: bin, head: head, entry: entry, teePad: teePad, sink: ends.sink)
+            branch = Branch(output: output, bin: bin, head: head, entry: entry, teePad: pad, sink: ends.sink)
         } catch {
-            // Undo: the tee must not keep a pad into a dead branch.
-            teePad.unlink(entry)
-            tee.releaseRequestPad(teePad)
+            // Undo what was done: the tee must not keep a pad into a dead branch. The bus may
+            // still bring this branch's error: it is recognised as retired, not the camera's.
+            retired.insert(name)
+            if let teePad {
+                teePad.unlink(entry)
+                tee.releaseRequestPad(teePad)
+            }
             try? bin.setState(.null)
-            try? pipeline.remove(bin)
+            if added { try? pipeline.remove(bin) }
             throw CaptureError.wrap(error)
         }
 
-        branch.flowGuard.install(on: teePad, queueSource: headSrc)
+        branch.flowGuard.install(on: branch.teePad, queueSource: headSrc)
 
         // 3. The current angle before the first frame, then let the frames go.
         output.apply(rotation: rotation)

@@ -3,7 +3,9 @@ import GStreamer
 
 /// Picks the camera mode closest to a request, from the caps the camera offers.
 ///
-/// The fallbacks, in order (each step only when the one before finds nothing):
+/// A preferred encoding (raw or MJPEG), when given, narrows the choice to the modes in
+/// that encoding — unless the camera offers none, when it is ignored. Then the fallbacks,
+/// in order (each step only when the one before finds nothing):
 /// 1. the requested size at the requested rate, raw before MJPEG (no decoding cost);
 /// 2. the requested size at the nearest rate the camera offers — MJPEG at the right rate
 ///    beats raw at a wrong one, because USB cameras often send raw only at low rates;
@@ -46,8 +48,28 @@ public enum ModeChooser {
     }
 
     /// The best mode for the request, or nil when there are none.
-    public static func choose(from modes: [CameraMode], size: VideoSize, rate: FrameRate) -> CameraMode? {
-        modes.min { score($0, size, rate) < score($1, size, rate) }
+    public static func choose(from modes: [CameraMode], size: VideoSize, rate: FrameRate,
+                              encoding: Preference = .any) -> CameraMode? {
+        let preferred = modes.filter { encoding.accepts($0) }
+        return (preferred.isEmpty ? modes : preferred).min { score($0, size, rate) < score($1, size, rate) }
+    }
+
+    /// Which encoding the camera should send, when it offers a choice.
+    public enum Preference: String, Sendable, CaseIterable {
+        /// Whatever fits the size and rate best (raw when it is a tie).
+        case any
+        /// Raw video (YUY2, NV12 ...): no decoding, more USB bandwidth.
+        case raw
+        /// MJPEG: higher sizes and rates over USB, decoded on the CPU.
+        case mjpeg
+
+        func accepts(_ mode: CameraMode) -> Bool {
+            switch self {
+            case .any: return true
+            case .raw: return !mode.isMJPEG
+            case .mjpeg: return mode.isMJPEG
+            }
+        }
     }
 
     private struct Score: Comparable {
