@@ -1,5 +1,4 @@
 import Foundation
-import GStreamer
 
 /// What a finished recording is, as the one-shot command prints it.
 public struct MovieFacts: Sendable, Hashable, Codable {
@@ -30,29 +29,4 @@ public struct MovieFacts: Sendable, Hashable, Codable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
     }
-}
-
-/// How a recording is made.
-public struct MovieOptions: Sendable {
-    /// mp4mux fragment length: a crash loses at most this much.
-    public var fragmentDuration: Duration = .seconds(1)
-    /// Frames between keyframes; nil means one per fragment.
-    public var keyframeInterval: Int?
-    /// Target bitrate in kbit/s; nil leaves the encoder's default.
-    public var bitrate: Int?
-    /// Writes the rotation into the MP4 track matrix; nil leaves it identity
-    /// (mp4mux before GStreamer 1.26 ignores the orientation tag).
-    public var matrixWriter: (any TrackMatrixWriter)?
-    /// Whether an encoder element is installed; tests replace it to exercise the fallback.
-    public var isAvailable: @Sendable (String) -> Bool = { Gst.hasElement($0) }
-
-    public init() {}
-}
-
-/// Puts a rotation into the `tkhd` matrix of the MP4 the muxer writes, by rewriting the
-/// header buffers leaving `muxerSource` (mp4mux's src pad). Installed once, before the
-/// first frame, with the angle latched at the start of the recording. The rotation work
-/// provides the implementation.
-public protocol TrackMatrixWriter: Sendable {
-    func install(on muxerSource: Pad, angle: RotationAngle) throws
 }

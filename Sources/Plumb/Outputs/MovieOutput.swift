@@ -79,16 +79,14 @@ public final class MovieOutput: CaptureOutput {
             s.size = format.size
             s.rate = format.rate
         }
+        // One keyframe per fragment by default, so every fragment starts decodable.
         let gop = options.keyframeInterval
-            ?? max(1, Int((format.rate.perSecond * Double(options.fragmentDuration.components.seconds)
-                           + format.rate.perSecond * Double(options.fragmentDuration.components.attoseconds) / 1e18).rounded()))
+            ?? max(1, Int((format.rate.perSecond * options.fragmentDuration.seconds).rounded()))
         let encoder = try Element(factory: choice.encoder, name: "encoder")
         try configure(encoder, gop: gop)
         let parser = try Element(factory: choice.parser, name: "parser")
         let mux = try Element(factory: "mp4mux", name: "mux")
-        let fragmentMs = Int(options.fragmentDuration.components.seconds * 1000
-                             + options.fragmentDuration.components.attoseconds / 1_000_000_000_000_000)
-        try mux.set("fragment-duration", fragmentMs)
+        try mux.set("fragment-duration", Int((options.fragmentDuration.seconds * 1000).rounded()))
         try mux.set("fragment-mode", EnumNick("first-moov-then-finalise"))
         let sink = try Element(factory: "filesink", name: "file")
         try sink.set("location", url.path)
@@ -230,5 +228,12 @@ public final class MovieOutput: CaptureOutput {
                           height: s.size.height, seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
                           bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
                           rotation: (s.latched ?? .degrees0).degrees, file: url.path)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
