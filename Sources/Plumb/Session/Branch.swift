@@ -2,30 +2,27 @@ import GStreamer
 import Synchronization
 
 /// One attached output's plumbing in the session's pipeline:
-/// `tee.src_N -> [bin: head queue -> output's elements]`.
+/// `tee.src_N -> [bin "branchN": head queue -> output's elements]`.
 final class Branch: Sendable {
     let output: any CaptureOutput
-    let bin: Bin
-    /// The leaky queue at the head: holds frames back while the branch is being built,
-    /// gives the branch its own streaming thread, and drops frames for this branch only.
-    let head: Element
-    /// The bin's sink ghost pad (target: the head queue's sink pad).
-    let entry: Pad
-    /// The tee's request pad feeding `entry`.
+    let head: BranchHead
+    /// The tee's request pad feeding the head.
     let teePad: Pad
     /// The element whose sink pad sees EOS last.
     let sink: Element
     /// Keeps this branch's failure away from the tee.
     let flowGuard = FlowGuard()
 
-    init(output: any CaptureOutput, bin: Bin, head: Element, entry: Pad, teePad: Pad, sink: Element) {
+    init(output: any CaptureOutput, head: BranchHead, teePad: Pad, sink: Element) {
         self.output = output
-        self.bin = bin
         self.head = head
-        self.entry = entry
         self.teePad = teePad
         self.sink = sink
     }
+
+    var bin: Bin { head.bin }
+    /// The bin's sink ghost pad.
+    var entry: Pad { head.entry }
 
     var name: String { bin.name }
 
@@ -35,7 +32,7 @@ final class Branch: Sendable {
     /// Whether a bus message's source path lies inside this branch.
     func contains(path: String?) -> Bool { Self.path(path, isInBranchNamed: name) }
 
-    /// Whether `path` ("/GstPipeline:plumb-session/GstBin:movie3/GstX264Enc:encoder") is the
+    /// Whether `path` ("/GstPipeline:plumb-session/GstBin:branch3/GstX264Enc:encoder") is the
     /// branch bin `name` or lies inside it.
     static func path(_ path: String?, isInBranchNamed name: String) -> Bool {
         guard let path else { return false }

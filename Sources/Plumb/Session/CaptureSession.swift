@@ -42,6 +42,8 @@ public actor CaptureSession {
     private var bus: BusSubscription?
     private var branches: [ObjectIdentifier: Branch] = [:]
     private var branchCount = 0
+    /// The head of the next branch, made ahead of its request.
+    private var spare: BranchHead?
     /// Names of branches taken down, to recognise their late bus messages.
     private var retired: Set<String> = []
     /// Teardowns started from the bus (a failure), which `close()` must let finish.
@@ -129,6 +131,8 @@ public actor CaptureSession {
             await teardown(branch, drain: true, error: nil)
         }
         for task in Array(inFlight.values) { await task.value }
+        if let spare, let pipeline { spare.discard(from: pipeline) }
+        spare = nil
         photos = nil
         if let pipeline { try? pipeline.setState(.null) }
         bus?.cancel()
@@ -273,6 +277,7 @@ public actor CaptureSession {
         }
         try await first.value(timeout: timeout, what: "the first frame from \(camera.identifier)")
         firstFrame = nil
+        spare = try? makeHead()
         if phase == .starting { phase = .running }
         guard phase == .running else { throw failure ?? CaptureError.closed }
     }
@@ -364,9 +369,10 @@ public actor CaptureSession {
                 if photos === branch.output { photos = nil }
                 let failure = CaptureError.outputFailed(output: branch.output.kind, error)
                 startTeardown(branch, drain: false, error: failure)
-            } else if retired.contains(where: { Branch.path(error.source, isInBranchNamed: $0) }) {
+            } else if retired.contains(where: { Branch.path(error.source, isInBranchNamed: $0) })
+                        || spare.map({ Branch.path(error.source, isInBranchNamed: $0.name) }) == true {
                 // A later message from a branch already taken down (its queue reporting the
-                // flow error the first one caused): nothing more to do.
+                // flow error the first one caused), or from the unused spare head.
                 break
             } else {
                 fail(cameraError(error))
@@ -401,68 +407,64 @@ public actor CaptureSession {
         return output
     }
 
+    /// A new branch head named "branchN", in the pipeline and ready.
+    private func makeHead() throws -> BranchHead {
+        guard let pipeline else { throw CaptureError.closed }
+        branchCount += 1
+        return try BranchHead(name: "branch\(branchCount)", in: pipeline)
+    }
+
     private func attachBranch(_ output: any CaptureOutput) throws -> Branch {
         guard phase == .running, let pipeline, let tee else { throw failure ?? CaptureError.closed }
         guard branches[ObjectIdentifier(output)] == nil else { throw CaptureError.alreadyAttached(output.kind) }
-        let requestTime = pipeline.runningTime
-        branchCount += 1
-        let name = "\(output.kind)\(branchCount)"
 
-        // 1. A bin with only the head queue, blocked at its source pad, linked to the tee:
-        //    from here on the branch collects frames while the rest of it is built.
-        var added = false
-        var teePad: Pad?
-        let bin: Bin, head: Element, entry: Pad, headSrc: Pad
+        // 1. The head, made ahead of time, linked to a new tee pad: from here on the branch
+        //    collects every frame while the rest of it is built.
+        let head: BranchHead
         do {
-            bin = try Bin(name: name)
-            head = try Element(factory: "queue", name: "head")
-            try head.set("leaky", EnumNick("downstream"))
-            try head.set("max-size-buffers", max(output.queueLimit, 1))
-            try head.set("max-size-bytes", 0)
-            try head.set("max-size-time", 0)
-            try bin.add(head)
-            entry = try bin.addGhostPad("sink", target: head.staticPad("sink")!)
-            headSrc = head.staticPad("src")!
+            head = try spare ?? makeHead()
+            spare = nil
+            try head.setLimit(output.queueLimit)
         } catch {
             throw CaptureError.wrap(error)
         }
-        let block = headSrc.addProbe([.block, .buffer, .bufferList, .eventDownstream]) { _ in .ok }
+        var teePad: Pad?
+        let requestTime: ClockTime?
         let branch: Branch
         do {
-            try pipeline.add(bin)
-            added = true
-            try bin.syncStateWithParent()
             let pad = try tee.requestPad("src_%u")
             teePad = pad
-            try pad.link(to: entry)
+            requestTime = pipeline.runningTime
+            try pad.link(to: head.entry)
             // 2. The output's elements, brought up to PLAYING while nothing flows.
-            let ends = try output.build(in: bin, format: format, camera: camera)
+            let ends = try output.build(in: head.bin, format: format, camera: camera)
             if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
-            try head.link(to: ends.entry)
-            for child in bin.children where child.name != "head" {
+            try head.queue.link(to: ends.entry)
+            for child in head.bin.children where child.name != head.queue.name {
                 try child.syncStateWithParent()
             }
-            branch = Branch(output: output, bin: bin, head: head, entry: entry, teePad: pad, sink: ends.sink)
+            branch = Branch(output: output, head: head, teePad: pad, sink: ends.sink)
         } catch {
             // Undo what was done: the tee must not keep a pad into a dead branch. The bus may
             // still bring this branch's error: it is recognised as retired, not the camera's.
-            retired.insert(name)
+            retired.insert(head.name)
             if let teePad {
-                teePad.unlink(entry)
+                teePad.unlink(head.entry)
                 tee.releaseRequestPad(teePad)
             }
-            try? bin.setState(.null)
-            if added { try? pipeline.remove(bin) }
+            head.discard(from: pipeline)
+            spare = try? makeHead()
             throw CaptureError.wrap(error)
         }
-
-        branch.flowGuard.install(on: branch.teePad, queueSource: headSrc)
+        branch.flowGuard.install(on: branch.teePad, queueSource: head.queueSource)
 
         // 3. The current angle before the first frame, then let the frames go.
         output.apply(rotation: rotation)
         branches[ObjectIdentifier(output)] = branch
         output.didAttach(requestTime: requestTime)
-        headSrc.removeProbe(block)
+        head.open()
+        // 4. The next request's head, while nothing waits for it.
+        spare = try? makeHead()
         return branch
     }
 
