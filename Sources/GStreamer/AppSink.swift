@@ -2,7 +2,7 @@ internal import CGStreamer
 import Foundation
 
 /// An `appsink` element: where frames leave GStreamer for Swift.
-public final class AppSink: Element, @unchecked Sendable {
+public final class AppSink: Element, @unchecked Sendable {  // as Element: a fixed pointer; appsink's API is thread-safe
     var appSink: UnsafeMutablePointer<GstAppSink> { cast(raw) }
 
     /// gst_element_factory_make("appsink").

@@ -1,7 +1,7 @@
 internal import CGStreamer
 
 /// An `appsrc` element: where Swift hands buffers to a pipeline.
-public final class AppSrc: Element, @unchecked Sendable {
+public final class AppSrc: Element, @unchecked Sendable {  // as Element: a fixed pointer; appsrc's API is thread-safe
     var appSrc: UnsafeMutablePointer<GstAppSrc> { cast(raw) }
 
     /// gst_element_factory_make("appsrc").

@@ -45,15 +45,9 @@ extension ProbeInfo {
     /// The buffer a BUFFER probe carries, as an owned reference (nil for other probe types).
     public var bufferReference: Buffer? { buffer.map { Buffer(retaining: $0) } }
 
-    /// The buffer's size-independent facts without taking a reference: its duration.
+    /// GST_BUFFER_DURATION of the probe's buffer, nil when unset or not a buffer probe.
     public var bufferDuration: ClockTime? {
         guard let d = buffer?.pointee.duration, d != ClockTime.none else { return nil }
         return ClockTime(d)
-    }
-
-    /// GST_BUFFER_FLAG_HEADER on the probe's buffer.
-    public var isHeaderBuffer: Bool {
-        guard let buffer else { return false }
-        return buffer.pointee.mini_object.flags & GST_BUFFER_FLAG_HEADER.rawValue != 0
     }
 }
