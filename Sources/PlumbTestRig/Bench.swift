@@ -46,7 +46,7 @@ enum Bench {
             try? FileManager.default.removeItem(at: url)
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))
         }
-        let frames = preview.frames
+        let frames = preview.stats
         await session.close()
 
         print("capture latency on the test pattern, \(size) at \(fps) fps (frame interval \(fmt(1000 / Double(fps))) ms)")

@@ -57,7 +57,7 @@ final class BranchChurnTests: XCTestCase {
             recordings.append((recording.url, facts))
         }
         let teeFrames = await session.frameCount - teeFramesBefore
-        let frames = preview.frames
+        let frames = preview.stats
 
         // The preview saw every frame the camera made, with no gap.
         let interval = rate.frameDuration

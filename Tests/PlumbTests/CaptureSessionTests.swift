@@ -135,7 +135,7 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertTrue(running)
         let branches = await session.attachedBranches
         XCTAssertEqual(branches.count, 1, "\(branches)")
-        let frames = preview.frames
+        let frames = preview.stats
         XCTAssertGreaterThan(frames.count, 15)
         XCTAssertLessThanOrEqual(frames.largestTimestampGap, 2 * rate.frameDuration,
                                  "the preview lost frames when the other branch failed")

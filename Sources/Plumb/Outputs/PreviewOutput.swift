@@ -3,9 +3,9 @@ import GStreamer
 import Synchronization
 
 /// A local preview: `videoflip ! videoconvert ! sink`, the pixels turned upright (a
-/// window carries no orientation metadata). It counts its frames and keeps their
-/// timestamps, so a test can prove no frame went missing while other branches came
-/// and went.
+/// window carries no orientation metadata). It counts its frames and the largest gaps
+/// between them (in constant memory), so a test can prove no frame went missing while
+/// other branches came and went.
 public final class PreviewOutput: CaptureOutput {
     public enum Sink: String, Sendable {
         /// `fakesink`: frames go nowhere (headless machines, tests).
@@ -19,18 +19,10 @@ public final class PreviewOutput: CaptureOutput {
     public let kind = "preview"
     public let sink: Sink
 
-    /// One frame as the preview's sink received it.
-    public struct FrameTiming: Sendable {
-        /// The buffer's timestamp (running time when the camera took it).
-        public var pts: ClockTime
-        /// When it reached the sink, on the monotonic clock (nanoseconds; only differences mean something).
-        public var arrival: UInt64
-    }
-
     private struct State {
         var angle = RotationAngle.degrees0
         var flip: Element?
-        var frames: [FrameTiming] = []
+        var stats = FrameStats()
         var firstFrameSize: VideoSize?
     }
 
@@ -42,7 +34,7 @@ public final class PreviewOutput: CaptureOutput {
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
         state.withLock {
-            $0.frames.removeAll()
+            $0.stats = FrameStats()
             $0.firstFrameSize = nil
         }
         let flip = try Element(factory: "videoflip", name: "flip")
@@ -68,11 +60,11 @@ public final class PreviewOutput: CaptureOutput {
             // The monotonic clock, like GStreamer's system clock: only differences matter.
             let arrival = DispatchTime.now().uptimeNanoseconds
             self.state.withLock { s in
-                if s.frames.isEmpty, let caps = pad.currentCaps?.structure(at: 0),
+                if s.stats.count == 0, let caps = pad.currentCaps?.structure(at: 0),
                    let w = caps.int("width"), let h = caps.int("height") {
                     s.firstFrameSize = VideoSize(width: w, height: h)
                 }
-                s.frames.append(FrameTiming(pts: pts, arrival: arrival))
+                s.stats.add(timestamp: pts, arrival: arrival)
             }
             return .ok
         }
@@ -97,27 +89,15 @@ public final class PreviewOutput: CaptureOutput {
     // MARK: Frame statistics
 
     /// Frames the sink received so far.
-    public var frameCount: Int { state.withLock { $0.frames.count } }
+    public var frameCount: Int { state.withLock { $0.stats.count } }
 
-    /// Every frame's timing so far, in order.
-    public var frames: [FrameTiming] { state.withLock { $0.frames } }
+    /// Frames received and the largest gaps between them, since attaching or `resetFrames()`.
+    public var stats: FrameStats { state.withLock { $0.stats } }
 
     /// The size of the first frame the sink got (after the flip): shows the rotation was
     /// in place before the first frame.
     public var firstFrameSize: VideoSize? { state.withLock { $0.firstFrameSize } }
 
     /// Forgets the frames counted so far.
-    public func resetFrames() { state.withLock { $0.frames.removeAll() } }
-}
-
-extension Array where Element == PreviewOutput.FrameTiming {
-    /// The largest step between consecutive timestamps: one frame interval when none is missing.
-    public var largestTimestampGap: ClockTime {
-        zip(self, dropFirst()).map { $1.pts &- $0.pts }.max() ?? 0
-    }
-
-    /// The largest step between consecutive arrivals: how long the branch went without a frame.
-    public var largestArrivalGap: UInt64 {
-        zip(self, dropFirst()).map { $1.arrival > $0.arrival ? $1.arrival - $0.arrival : 0 }.max() ?? 0
-    }
+    public func resetFrames() { state.withLock { $0.stats = FrameStats() } }
 }
