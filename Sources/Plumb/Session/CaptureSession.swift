@@ -44,8 +44,9 @@ public actor CaptureSession {
     private var branchCount = 0
     /// The head of the next branch, made ahead of its request.
     private var spare: BranchHead?
-    /// Names of branches taken down, to recognise their late bus messages.
-    private var retired: Set<String> = []
+    /// Names of the branches taken down last, to recognise their late bus messages
+    /// (those come within moments, so a short memory is enough for a service that runs for months).
+    private var retired: [String] = []
     /// Teardowns started from the bus (a failure), which `close()` must let finish.
     private var inFlight: [String: Task<Void, Never>] = [:]
     private var photos: PhotoOutput?
@@ -447,7 +448,7 @@ public actor CaptureSession {
         } catch {
             // Undo what was done: the tee must not keep a pad into a dead branch. The bus may
             // still bring this branch's error: it is recognised as retired, not the camera's.
-            retired.insert(head.name)
+            retire(head.name)
             if let teePad {
                 teePad.unlink(head.entry)
                 tee.releaseRequestPad(teePad)
@@ -472,6 +473,11 @@ public actor CaptureSession {
     /// (a fragmented recording keeps what it wrote either way).
     private static let drainLimit: Duration = .seconds(10)
 
+    private func retire(_ name: String) {
+        retired.append(name)
+        if retired.count > 64 { retired.removeFirst(retired.count - 64) }
+    }
+
     /// Starts a teardown from a bus message (not awaited there: the bus must keep flowing).
     private func startTeardown(_ branch: Branch, drain: Bool, error: any Error) {
         let name = branch.name
@@ -488,7 +494,7 @@ public actor CaptureSession {
         guard let pipeline, let tee else { return }
         // 1. Unlink at a moment the tee is not pushing into this pad (IDLE probe). Unlinking
         //    is what such probes are for; state changes wait for the executor below.
-        retired.insert(branch.name)
+        retire(branch.name)
         let unlinked = OneShot<Void>()
         let teePad = branch.teePad, entry = branch.entry
         teePad.addProbe(.idle) { _ in
