@@ -1,7 +1,7 @@
 #include "CSoupShim.h"
 
 SoupServer *plumb_soup_server_new(const char *server_header) {
-  return soup_server_new("server-header", server_header, NULL);
+  return soup_server_new("server-header", server_header, "raw-paths", TRUE, NULL);
 }
 
 gulong plumb_server_message_connect(SoupServerMessage *message, const char *signal,

@@ -2,6 +2,7 @@ internal import CSoup
 internal import CSoupShim
 import Foundation
 import GStreamer
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +25,10 @@ final class Exchange: @unchecked Sendable {
     private let isHead: Bool
 
     private var ended = false
-    private var task: Task<Void, Never>?
+    /// `ended`, readable from the task: once set, the task never queues work on
+    /// the context again (a context nobody iterates would keep it forever).
+    private let endedFlag = Atomic(false)
+    private(set) var task: Task<Void, Never>?
     private var signalHandlers: [gulong] = []
     private var socketWatch: UnsafeMutablePointer<GSource>?
     /// The pump waiting for soup to take the last chunk.
@@ -75,6 +79,7 @@ final class Exchange: @unchecked Sendable {
         }
         defer { try? file?.close() }
 
+        guard !isEnded else { return }
         let pump = await core.onContext { [self, response, fileSize] in begin(response, fileSize: fileSize) }
         guard pump else { return }
 
@@ -86,7 +91,7 @@ final class Exchange: @unchecked Sendable {
                 let chunk = (try? file.read(upToCount: min(core.options.fileChunkBytes, Int(remaining)))) ?? Data()
                 if chunk.isEmpty {
                     // The file shrank under us: the client must not take a short body for a whole one.
-                    await core.onContext { [self] in abortConnection() }
+                    if !isEnded { await core.onContext { [self] in abortConnection() } }
                     return
                 }
                 remaining -= Int64(chunk.count)
@@ -96,7 +101,7 @@ final class Exchange: @unchecked Sendable {
             for await chunk in stream where !chunk.isEmpty {
                 guard await write(chunk) else { break }
             }
-            await core.onContext { [self] in complete() }
+            if !isEnded { await core.onContext { [self] in complete() } }
         case .empty, .bytes:
             break
         }
@@ -131,7 +136,8 @@ final class Exchange: @unchecked Sendable {
     /// Hands one chunk to soup and waits until it is written (back-pressure);
     /// false when the exchange ended (client gone, server stopped).
     private func write(_ chunk: Data) async -> Bool {
-        await withCheckedContinuation { continuation in
+        guard !isEnded else { return false }
+        return await withCheckedContinuation { continuation in
             core.context.invoke { [self] in
                 guard !ended else { return continuation.resume(returning: false) }
                 core.appendBody(message, chunk)
@@ -210,9 +216,12 @@ final class Exchange: @unchecked Sendable {
     }
 
     /// Context thread: the message is done (written, failed, or dropped). Idempotent.
+    private var isEnded: Bool { endedFlag.load(ordering: .acquiring) }
+
     private func end() {
         guard !ended else { return }
         ended = true
+        endedFlag.store(true, ordering: .releasing)
         task?.cancel()
         task = nil
         resumePending(false)

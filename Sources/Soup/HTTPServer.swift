@@ -46,8 +46,14 @@ public final class HTTPServer: Sendable {
 
     /// Closes the listening socket and every connection, cancels running
     /// handlers and streams. Idempotent; the server can be started again.
+    ///
+    /// Returns once every handler task has finished: handlers are cancelled and
+    /// should return promptly (a handler that ignores cancellation delays `stop`).
+    /// After that nothing is left queued on the context, so the owner may stop
+    /// iterating it.
     public func stop() async {
-        await core.onContext { [core] in core.stop() }
+        let tasks = await core.onContext { [core] in core.stop() }
+        for task in tasks { await task.value }
     }
 
     /// The bound address while running.
@@ -57,9 +63,13 @@ public final class HTTPServer: Sendable {
     public var activeExchanges: Int { core.state.withLock { $0.activeExchanges } }
 
     deinit {
-        // Not stopped by the owner: tear down on the context (the soup server must
-        // be touched only there). The core stays alive until that runs.
-        core.context.invoke { [core] in core.stop() }
+        // Still running (the owner did not stop it): tear down on the context,
+        // where the soup server must be touched; the core lives until that runs.
+        // A stopped server must not queue anything: on a context nobody iterates
+        // any more, the queued source would keep the context and the core alive.
+        if core.state.withLock({ $0.address != nil }) {
+            core.context.invoke { [core] in _ = core.stop() }
+        }
     }
 }
 
@@ -184,13 +194,18 @@ final class ServerCore: @unchecked Sendable {
         return .success(bound)
     }
 
-    func stop() {
-        guard let server else { return }
+    /// Returns the tasks of the exchanges it cancelled.
+    @discardableResult
+    func stop() -> [Task<Void, Never>] {
+        guard let server else { return [] }
         self.server = nil
-        for exchange in exchanges.values { exchange.cancel() }
+        let running = Array(exchanges.values)
+        let tasks = running.compactMap(\.task)
+        for exchange in running { exchange.cancel() }
         soup_server_disconnect(server)
         g_object_unref(server)  // releases both handler references to self
         state.withLock { $0.address = nil }
+        return tasks
     }
 
     /// The first listener's local address (the real port when 0 was asked).

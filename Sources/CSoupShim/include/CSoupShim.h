@@ -5,6 +5,9 @@
 
 /// soup_server_new is varargs (property name/value pairs).
 /// `server_header` is the Server response header ("plumb"), or NULL for none.
+/// "raw-paths" is set: handlers get the path still percent-encoded, so an
+/// encoded slash cannot be confused with a segment boundary (the router
+/// decodes each segment itself).
 SoupServer *plumb_soup_server_new(const char *server_header);
 
 // --- Signals ----------------------------------------------------------------
