@@ -27,14 +27,16 @@ public struct ServerSentEvent: Sendable, Equatable {
         var text = ""
         if let id { text += "id: \(Self.oneLine(id))\n" }
         if let event { text += "event: \(Self.oneLine(event))\n" }
-        for line in data.split(separator: "\n", omittingEmptySubsequences: false) {
-            text += "data: \(line.replacingOccurrences(of: "\r", with: ""))\n"
+        // CRLF, CR and LF all end a line in an event stream (CRLF is one Character in Swift).
+        let lines = data.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        for line in lines.split(separator: "\n", omittingEmptySubsequences: false) {
+            text += "data: \(line)\n"
         }
         return Data((text + "\n").utf8)
     }
 
     private static func oneLine(_ s: String) -> String {
-        s.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+        s.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
     }
 }
 

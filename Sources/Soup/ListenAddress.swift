@@ -37,6 +37,7 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
                   text[text.index(after: close)...].hasPrefix(":") else { throw ListenAddressError(text: text) }
             hostPart = text[text.index(after: text.startIndex)..<close]
             portPart = text[text.index(close, offsetBy: 2)...]
+            guard ListenAddress.isIPv6(String(hostPart)) else { throw ListenAddressError(text: text) }
         } else {
             guard let colon = text.lastIndex(of: ":") else { throw ListenAddressError(text: text) }
             hostPart = text[..<colon]

@@ -22,7 +22,7 @@ struct CurlResult {
 }
 
 /// A temporary directory removed at the end of the test, also on failure.
-final class TemporaryDirectory {
+final class TemporaryDirectory: Sendable {
     let url: URL
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-soup-\(UUID().uuidString)")
@@ -74,9 +74,10 @@ final class ChildProcess: @unchecked Sendable {  // Process is used from one tes
 }
 
 /// Runs curl once: `-sS`, the body and headers captured, the status from `-w`.
-func curl(_ arguments: [String]) async throws -> CurlResult {
+/// With `saveBodyTo` the body goes to that file and is not read into memory.
+func curl(_ arguments: [String], saveBodyTo: String? = nil) async throws -> CurlResult {
     let dir = try TemporaryDirectory()
-    let bodyFile = dir.url.appendingPathComponent("body")
+    let bodyFile = saveBodyTo.map { URL(fileURLWithPath: $0) } ?? dir.url.appendingPathComponent("body")
     let headerFile = dir.url.appendingPathComponent("headers")
     let out = dir.url.appendingPathComponent("out")
     let err = dir.url.appendingPathComponent("err")
@@ -88,7 +89,7 @@ func curl(_ arguments: [String]) async throws -> CurlResult {
     let status = Int(String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self)) ?? 0
     return CurlResult(status: status,
                       headers: parseHeaders((try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""),
-                      body: (try? Data(contentsOf: bodyFile)) ?? Data(),
+                      body: saveBodyTo == nil ? (try? Data(contentsOf: bodyFile)) ?? Data() : Data(),
                       exitCode: code,
                       stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
 }
