@@ -69,7 +69,9 @@ final class Exchange: @unchecked Sendable {
         var response = original
         var file: FileHandle?
         var fileSize: Int64 = 0
-        if case .file(let path) = response.body {
+        var removeAfterwards: String?
+        if case let .file(path, removeWhenDone) = response.body {
+            if removeWhenDone { removeAfterwards = path }
             if let (handle, size) = Exchange.open(path) {
                 file = handle
                 fileSize = size
@@ -77,7 +79,10 @@ final class Exchange: @unchecked Sendable {
                 response = .error(404, "no such file: \((path as NSString).lastPathComponent)")
             }
         }
-        defer { try? file?.close() }
+        defer {
+            try? file?.close()
+            if let removeAfterwards { unlink(removeAfterwards) }
+        }
 
         guard !isEnded else { return }
         let pump = await core.onContext { [self, response, fileSize] in begin(response, fileSize: fileSize) }
@@ -236,12 +241,17 @@ final class Exchange: @unchecked Sendable {
         g_object_unref(UnsafeMutableRawPointer(message))
     }
 
-    /// Opens a regular file for reading; nil if it is missing or not a regular file.
+    /// Opens a regular file for reading; nil if it is missing, not a regular
+    /// file, or a symlink (O_NOFOLLOW: a link cannot lead a download elsewhere).
     private static func open(_ path: String) -> (FileHandle, Int64)? {
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        return (handle, Int64(info.st_size))
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return (FileHandle(fileDescriptor: fd, closeOnDealloc: true), Int64(info.st_size))
     }
 }
 

@@ -39,11 +39,12 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A file streamed from disk in chunks, never read whole into memory.
+    /// `removeWhenDone` deletes it once sent or abandoned (a temporary clip).
     public static func file(_ path: String, contentType: String = "application/octet-stream",
-                            headers: HTTPHeaders = [:]) -> HTTPResponse {
+                            headers: HTTPHeaders = [:], removeWhenDone: Bool = false) -> HTTPResponse {
         var h = headers
         h["Content-Type"] = contentType
-        return HTTPResponse(status: 200, headers: h, body: .file(path: path))
+        return HTTPResponse(status: 200, headers: h, body: .file(path: path, removeWhenDone: removeWhenDone))
     }
 }
 
@@ -53,8 +54,10 @@ public enum HTTPBody: Sendable {
     /// Sent with a Content-Length.
     case bytes(Data)
     /// A regular file, sent with a Content-Length in chunks as the client takes
-    /// them. If it cannot be opened when the response starts, the client gets 404/500.
-    case file(path: String)
+    /// them (at most one chunk in memory). If it cannot be opened when the
+    /// response starts, the client gets a JSON 404. `removeWhenDone` deletes the
+    /// file afterwards, whether the client took it all or went away.
+    case file(path: String, removeWhenDone: Bool = false)
     /// Chunked transfer: each element is sent as it arrives, the response ends
     /// when the stream finishes. When the client goes away the stream is
     /// cancelled (its `onTermination` runs), so producers can clean up.
@@ -73,5 +76,20 @@ public enum JSON {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(value)
+    }
+
+    /// JSON for an HTTP header value (`X-Plumb-Photo`): one line, ASCII only
+    /// (other characters as `\uXXXX` escapes, which JSON readers undo).
+    public static func headerValue(_ value: some Encodable) throws -> String {
+        let text = String(decoding: try encode(value), as: UTF8.self)
+        var out = ""
+        for unit in text.utf16 {
+            if unit < 0x20 || unit > 0x7E {
+                out += String(format: "\\u%04x", unit)
+            } else {
+                out.unicodeScalars.append(Unicode.Scalar(unit)!)
+            }
+        }
+        return out
     }
 }

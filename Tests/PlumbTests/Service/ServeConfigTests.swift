@@ -37,7 +37,7 @@ final class ServeConfigTests: XCTestCase {
     }
 
     static let exampleFile = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("config/plumb.example.ini").path
 
     // MARK: Defaults and the example file
