@@ -124,8 +124,15 @@ func openFileDescriptors() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }
 
-func threadCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+/// Threads of this process other than libdispatch's shared worker pool (named
+/// `com.apple.root.*-qos*`, grown and shrunk on demand by the runtime): the
+/// context threads, GLib's own threads, anything a server could leave behind.
+func ownThreadCount() -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter { task in
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+        return !(name.contains("qos") || name.contains("overcommit"))
+    }.count
 }
 
 /// Whether something accepts TCP connections on 127.0.0.1:port.
