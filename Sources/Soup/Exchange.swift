@@ -174,7 +174,9 @@ final class Exchange: @unchecked Sendable {
 
     /// While a handler runs or a stream waits for its next chunk, soup does not
     /// read the socket: watch it, so a client that hangs up is noticed at once
-    /// (its task is cancelled) instead of at the next write.
+    /// (its task is cancelled) instead of at the next write. A client that
+    /// half-closes its side after sending the request counts as gone too (HTTP
+    /// clients do not do that; `nc -q` does).
     private func watchSocket() {
         guard let socket = soup_server_message_get_socket(message) else { return }
         let box = Unmanaged.passRetained(self).toOpaque()
@@ -220,9 +222,9 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    /// Context thread: the message is done (written, failed, or dropped). Idempotent.
     private var isEnded: Bool { endedFlag.load(ordering: .acquiring) }
 
+    /// Context thread: the message is done (written, failed, or dropped). Idempotent.
     private func end() {
         guard !ended else { return }
         ended = true

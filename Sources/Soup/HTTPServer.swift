@@ -38,6 +38,9 @@ public final class HTTPServer: Sendable {
 
     /// Binds and starts serving. Port 0 picks a free port: the returned address
     /// has the real one. Throws a clear error when the address is taken.
+    ///
+    /// The context must be iterated (by its owner's thread) for this to return:
+    /// the server is created on that thread so that soup's sources attach there.
     @discardableResult
     public func start(listen: ListenAddress) async throws(HTTPServerError) -> ListenAddress {
         let result = await core.onContext { [core] in core.start(listen: listen) }
