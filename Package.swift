@@ -25,13 +25,24 @@ let package = Package(
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
-        .target(name: "Plumb", dependencies: ["GStreamer"]),
+        // libsoup 3, GLib's HTTP server, for the control API of `plumb serve`.
+        .systemLibrary(
+            name: "CSoup",
+            pkgConfig: "libsoup-3.0",
+            providers: [.apt(["libsoup-3.0-dev"])]
+        ),
+        // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.
+        .target(name: "CSoupShim", dependencies: ["CSoup"]),
+        // The Swift HTTP server over libsoup, run on a GStreamer-layer MainContext.
+        .target(name: "Soup", dependencies: ["CSoup", "CSoupShim", "GStreamer"]),
+        .target(name: "Plumb", dependencies: ["GStreamer", "Soup"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
         .executableTarget(name: "PlumbTestRig", dependencies: ["Plumb"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),
-        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "Soup", "PlumbTestSupport"]),
+        .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "PlumbTestSupport"]),
         // Runs the built `plumb` binary, as a user would.
         .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport"]),
     ],

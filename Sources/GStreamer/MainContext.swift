@@ -4,7 +4,7 @@ import Foundation
 /// An owned GMainContext: where a pipeline's bus watch (and later its other
 /// GSources) are dispatched. Whoever iterates it decides the thread.
 public final class MainContext: @unchecked Sendable {  // GMainContext is thread-safe.
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     public init() {
         pointer = g_main_context_new()

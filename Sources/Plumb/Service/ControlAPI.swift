@@ -1,0 +1,167 @@
+import Foundation
+import Soup
+import Synchronization
+
+/// What the control API needs from the running capture session. `plumb serve`
+/// implements it on its `CaptureSession`; every method may throw an `APIError`
+/// (409 busy, 503 camera unavailable) or any other error (500).
+public protocol ControlBackend: Sendable {
+    /// The camera's part of `GET /status`.
+    func status() async throws -> CameraStatus
+    /// `POST /photo`: a JPEG from the running session, and its facts.
+    func takePhoto() async throws -> CapturedPhoto
+    /// `POST /clip?seconds=N` (N already checked to be 1...60): an MP4 file the
+    /// API streams to the client and then deletes, and its facts.
+    func recordClip(seconds: Int) async throws -> CapturedClip
+    /// `POST /recording/start`: the new recording's facts (its file name at least).
+    func startRecording() async throws -> any Encodable & Sendable
+    /// `POST /recording/stop`: the finished recording's facts.
+    func stopRecording() async throws -> any Encodable & Sendable
+}
+
+/// The camera's state, as `GET /status` reports it.
+public struct CameraStatus: Sendable, Equatable, Encodable {
+    public var camera: String
+    /// The negotiated caps, e.g. `video/x-raw, width=1280, height=720, framerate=30/1`.
+    public var caps: String?
+    /// Frames per second measured at the tee over the last seconds.
+    public var measuredFPS: Double?
+    /// The current capture angle: 0, 90, 180 or 270.
+    public var orientation: Int
+    /// The current recording's file name, nil when not recording.
+    public var recordingFile: String?
+    public var rtspClients: Int
+
+    public init(camera: String, caps: String? = nil, measuredFPS: Double? = nil, orientation: Int = 0,
+                recordingFile: String? = nil, rtspClients: Int = 0) {
+        self.camera = camera
+        self.caps = caps
+        self.measuredFPS = measuredFPS
+        self.orientation = orientation
+        self.recordingFile = recordingFile
+        self.rtspClients = rtspClients
+    }
+}
+
+public struct CapturedPhoto: Sendable {
+    public var jpeg: Data
+    public var facts: any Encodable & Sendable
+    public init(jpeg: Data, facts: any Encodable & Sendable) {
+        self.jpeg = jpeg
+        self.facts = facts
+    }
+}
+
+public struct CapturedClip: Sendable {
+    /// A temporary MP4; deleted after it is sent (or the client goes away).
+    public var path: String
+    public var facts: any Encodable & Sendable
+    public init(path: String, facts: any Encodable & Sendable) {
+        self.path = path
+        self.facts = facts
+    }
+}
+
+/// The HTTP control API of `plumb serve` (issue 5), as routes over a backend:
+///
+/// - `GET /status` — the backend's `CameraStatus` plus uptime and disk free
+/// - `POST /photo` — `image/jpeg`, facts in `X-Plumb-Photo`
+/// - `POST /clip?seconds=N` (1–60) — `video/mp4`, facts in `X-Plumb-Clip`
+/// - `POST /recording/start`, `POST /recording/stop` — JSON facts
+/// - `GET /recordings`, `GET /recordings/NAME` — from the recordings folder only
+/// - `GET /events` — server-sent `ServiceEvent`s
+///
+/// Errors are `{"error": "..."}` with 400/404/405/409/503.
+public final class ControlAPI: Sendable {
+    public let folder: RecordingsFolder
+    public let events: EventChannel
+    private let backend: any ControlBackend
+    private let started = ContinuousClock.now
+    private let nextEventID = Atomic(1)
+
+    public init(backend: any ControlBackend, folder: RecordingsFolder, events: EventChannel = EventChannel()) {
+        self.backend = backend
+        self.folder = folder
+        self.events = events
+    }
+
+    /// Sends an event to every `GET /events` client.
+    public func publish(_ event: ServiceEvent) {
+        let id = nextEventID.wrappingAdd(1, ordering: .relaxed).oldValue
+        events.publish(event.serverSentEvent(id: id))
+    }
+
+    /// The routes, ready for `HTTPServer(router:...)`; more can be added to it.
+    public var router: Router {
+        var r = Router()
+        r.get("/status") { [self] _ in .json(try await status()) }
+        r.post("/photo") { [self] _ in
+            let photo = try await backend.takePhoto()
+            return .bytes(photo.jpeg, contentType: "image/jpeg",
+                          headers: ["X-Plumb-Photo": try JSON.headerValue(AnyEncodable(photo.facts))])
+        }
+        r.post("/clip") { [self] request in
+            let seconds = try Self.clipSeconds(request.query["seconds"])
+            let clip = try await backend.recordClip(seconds: seconds)
+            return .file(clip.path, contentType: "video/mp4",
+                         headers: ["X-Plumb-Clip": try JSON.headerValue(AnyEncodable(clip.facts))],
+                         removeWhenDone: true)
+        }
+        r.post("/recording/start") { [self] _ in .json(AnyEncodable(try await backend.startRecording())) }
+        r.post("/recording/stop") { [self] _ in .json(AnyEncodable(try await backend.stopRecording())) }
+        r.get("/recordings") { [self] _ in .json(try folder.list()) }
+        r.get("/recordings/{name}") { [self] request in try folder.download(request.parameters["name"] ?? "") }
+        r.get("/events") { [self] _ in events.response() }
+        return r
+    }
+
+    /// `GET /status`'s body.
+    struct Status: Encodable {
+        var camera: CameraStatus
+        var uptimeSeconds: Double
+        var diskFreeBytes: Int64?
+        var recordingsFolder: String
+
+        enum CodingKeys: String, CodingKey {
+            case camera, caps, fps, orientation, recording, rtspClients = "rtsp_clients"
+            case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
+        }
+
+        struct Recording: Encodable {
+            var state: String
+            var file: String?
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(camera.camera, forKey: .camera)
+            try c.encode(camera.caps, forKey: .caps)
+            try c.encode(camera.measuredFPS, forKey: .fps)
+            try c.encode(camera.orientation, forKey: .orientation)
+            try c.encode(Recording(state: camera.recordingFile == nil ? "idle" : "recording", file: camera.recordingFile),
+                         forKey: .recording)
+            try c.encode(camera.rtspClients, forKey: .rtspClients)
+            try c.encode((uptimeSeconds * 10).rounded() / 10, forKey: .uptimeSeconds)
+            try c.encode(diskFreeBytes, forKey: .diskFreeBytes)
+            try c.encode(recordingsFolder, forKey: .recordingsFolder)
+        }
+    }
+
+    func status() async throws -> Status {
+        let camera = try await backend.status()
+        let uptime = ContinuousClock.now - started
+        return Status(camera: camera,
+                      uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+                      diskFreeBytes: folder.freeBytes(), recordingsFolder: folder.path)
+    }
+
+    static func clipSeconds(_ text: String?) throws(APIError) -> Int {
+        guard let text else {
+            throw .badRequest("POST /clip needs ?seconds=N, a whole number of seconds from 1 to 60")
+        }
+        guard let n = Int(text), (1...60).contains(n) else {
+            throw .badRequest("seconds=\(text) is out of range: use a whole number of seconds from 1 to 60")
+        }
+        return n
+    }
+}

@@ -1,0 +1,269 @@
+internal import CSoup
+internal import CSoupShim
+import Foundation
+import GStreamer
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request answered asynchronously: its SoupServerMessage stays paused while
+/// the handler's task runs, then gets the response head and body.
+///
+/// Life: `start` (paused, handler task running, socket watched) -> `respond`
+/// (head written, body bytes / file chunks / stream chunks, each written before
+/// the next is read) -> soup's "finished" or "disconnected" -> `end` (task
+/// cancelled, watches removed, message released).
+///
+/// `@unchecked Sendable`: the task holds it, but every member touching soup or
+/// mutable state is only used on the server context's thread (via `onContext`
+/// or soup's own callbacks).
+final class Exchange: @unchecked Sendable {
+    private let message: OpaquePointer  // SoupServerMessage, one reference held until `end`
+    private let core: ServerCore
+    private let isHead: Bool
+
+    private var ended = false
+    /// `ended`, readable from the task: once set, the task never queues work on
+    /// the context again (a context nobody iterates would keep it forever).
+    private let endedFlag = Atomic(false)
+    private(set) var task: Task<Void, Never>?
+    private var signalHandlers: [gulong] = []
+    private var socketWatch: UnsafeMutablePointer<GSource>?
+    /// The pump waiting for soup to take the last chunk.
+    private var pendingWrite: CheckedContinuation<Bool, Never>?
+
+    init(message: OpaquePointer, core: ServerCore, isHead: Bool) {
+        self.message = message
+        self.core = core
+        self.isHead = isHead
+        g_object_ref(UnsafeMutableRawPointer(message))
+        for signal in ["finished", "disconnected", "wrote-chunk"] {
+            let target = Unmanaged.passRetained(SignalTarget(self, wroteChunk: signal == "wrote-chunk")).toOpaque()
+            signalHandlers.append(plumb_server_message_connect(message, signal, { _, userData in
+                guard let userData else { return }
+                let target = Unmanaged<SignalTarget>.fromOpaque(userData).takeUnretainedValue()
+                target.exchange.signalled(wroteChunk: target.wroteChunk)
+            }, target, { userData in
+                if let userData { Unmanaged<SignalTarget>.fromOpaque(userData).release() }
+            }))
+        }
+    }
+
+    /// Context thread: runs `produce` as a task and sends what it returns.
+    func start(_ produce: @escaping @Sendable () async -> HTTPResponse) {
+        watchSocket()
+        task = Task { [self] in
+            let response = await produce()
+            await respond(response)
+        }
+    }
+
+    /// Context thread: the server is stopping.
+    func cancel() { end() }
+
+    // MARK: Responding (task)
+
+    private func respond(_ original: HTTPResponse) async {
+        var response = original
+        var file: FileHandle?
+        var fileSize: Int64 = 0
+        var removeAfterwards: String?
+        if case let .file(path, removeWhenDone) = response.body {
+            if removeWhenDone { removeAfterwards = path }
+            if let (handle, size) = Exchange.open(path) {
+                file = handle
+                fileSize = size
+            } else {
+                response = .error(404, "no such file: \((path as NSString).lastPathComponent)")
+            }
+        }
+        defer {
+            try? file?.close()
+            if let removeAfterwards { unlink(removeAfterwards) }
+        }
+
+        guard !isEnded else { return }
+        let pump = await core.onContext { [self, response, fileSize] in begin(response, fileSize: fileSize) }
+        guard pump else { return }
+
+        switch response.body {
+        case .file:
+            guard let file else { return }
+            var remaining = fileSize
+            while remaining > 0, !Task.isCancelled {
+                let chunk = (try? file.read(upToCount: min(core.options.fileChunkBytes, Int(remaining)))) ?? Data()
+                if chunk.isEmpty {
+                    // The file shrank under us: the client must not take a short body for a whole one.
+                    if !isEnded { await core.onContext { [self] in abortConnection() } }
+                    return
+                }
+                remaining -= Int64(chunk.count)
+                guard await write(chunk) else { return }
+            }
+        case .stream(let stream):
+            for await chunk in stream where !chunk.isEmpty {
+                guard await write(chunk) else { break }
+            }
+            if !isEnded { await core.onContext { [self] in complete() } }
+        case .empty, .bytes:
+            break
+        }
+    }
+
+    /// Context thread: status, headers and (for bytes) the body; true when a body pump follows.
+    private func begin(_ response: HTTPResponse, fileSize: Int64) -> Bool {
+        guard !ended else { return false }
+        core.writeHead(message, response)
+        let headers = soup_server_message_get_response_headers(message)
+        let body = soup_server_message_get_response_body(message)
+        var pump = false
+        switch response.body {
+        case .empty:
+            break
+        case .bytes(let data):
+            core.appendBody(message, data)
+        case .file:
+            soup_message_headers_set_content_length(headers, goffset(fileSize))
+            soup_message_body_set_accumulate(body, 0)
+            pump = !isHead && fileSize > 0
+        case .stream:
+            soup_message_headers_set_encoding(headers, SOUP_ENCODING_CHUNKED)
+            soup_message_body_set_accumulate(body, 0)
+            pump = !isHead
+            if isHead { soup_message_body_complete(body) }
+        }
+        soup_server_message_unpause(message)
+        return pump
+    }
+
+    /// Hands one chunk to soup and waits until it is written (back-pressure);
+    /// false when the exchange ended (client gone, server stopped).
+    private func write(_ chunk: Data) async -> Bool {
+        guard !isEnded else { return false }
+        return await withCheckedContinuation { continuation in
+            core.context.invoke { [self] in
+                guard !ended else { return continuation.resume(returning: false) }
+                core.appendBody(message, chunk)
+                pendingWrite = continuation
+                soup_server_message_unpause(message)
+            }
+        }
+    }
+
+    /// Context thread: the stream ended; soup writes the last chunk and finishes.
+    private func complete() {
+        guard !ended else { return }
+        soup_message_body_complete(soup_server_message_get_response_body(message))
+        soup_server_message_unpause(message)
+    }
+
+    // MARK: Signals and the socket watch (context thread)
+
+    /// "wrote-chunk": soup took the last chunk; "finished"/"disconnected": done.
+    fileprivate func signalled(wroteChunk: Bool) {
+        if wroteChunk { resumePending(true) } else { end() }
+    }
+
+    private func resumePending(_ value: Bool) {
+        let pending = pendingWrite
+        pendingWrite = nil
+        pending?.resume(returning: value)
+    }
+
+    /// While a handler runs or a stream waits for its next chunk, soup does not
+    /// read the socket: watch it, so a client that hangs up is noticed at once
+    /// (its task is cancelled) instead of at the next write. A client that
+    /// half-closes its side after sending the request counts as gone too (HTTP
+    /// clients do not do that; `nc -q` does).
+    private func watchSocket() {
+        guard let socket = soup_server_message_get_socket(message) else { return }
+        let box = Unmanaged.passRetained(self).toOpaque()
+        socketWatch = plumb_socket_watch_attach(
+            socket, GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue), core.context.pointer,
+            { socket, condition, userData in
+                guard let socket, let userData else { return 0 }
+                let exchange = Unmanaged<Exchange>.fromOpaque(userData).takeUnretainedValue()
+                return exchange.socketReady(socket, condition) ? 1 : 0
+            }, box, { userData in
+                if let userData { Unmanaged<Exchange>.fromOpaque(userData).release() }
+            })
+    }
+
+    /// True to keep watching.
+    private func socketReady(_ socket: UnsafeMutablePointer<GSocket>, _ condition: GIOCondition) -> Bool {
+        if condition.rawValue & (G_IO_HUP.rawValue | G_IO_ERR.rawValue) == 0 {
+            var byte: UInt8 = 0
+            let n = recv(g_socket_get_fd(socket), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if n > 0 {
+                // The client sent more (a pipelined request): not a hang-up, and
+                // soup will read it after this response. Stop watching.
+                socketWatch.map { g_source_unref($0) }
+                socketWatch = nil
+                return false
+            }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return true }
+        }
+        socketWatch.map { g_source_unref($0) }
+        socketWatch = nil
+        abortConnection()
+        return false
+    }
+
+    /// Drops the connection: the client is gone, or the body cannot be completed.
+    private func abortConnection() {
+        guard !ended else { return }
+        let stream = soup_server_message_steal_connection(message)
+        end()
+        if let stream {
+            g_io_stream_close(stream, nil, nil)
+            g_object_unref(stream)
+        }
+    }
+
+    private var isEnded: Bool { endedFlag.load(ordering: .acquiring) }
+
+    /// Context thread: the message is done (written, failed, or dropped). Idempotent.
+    private func end() {
+        guard !ended else { return }
+        ended = true
+        endedFlag.store(true, ordering: .releasing)
+        task?.cancel()
+        task = nil
+        resumePending(false)
+        if let socketWatch {
+            g_source_destroy(socketWatch)
+            g_source_unref(socketWatch)
+            self.socketWatch = nil
+        }
+        for id in signalHandlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(message), id) }
+        signalHandlers = []
+        core.exchangeEnded(self)
+        g_object_unref(UnsafeMutableRawPointer(message))
+    }
+
+    /// Opens a regular file for reading; nil if it is missing, not a regular
+    /// file, or a symlink (O_NOFOLLOW: a link cannot lead a download elsewhere).
+    private static func open(_ path: String) -> (FileHandle, Int64)? {
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return (FileHandle(fileDescriptor: fd, closeOnDealloc: true), Int64(info.st_size))
+    }
+}
+
+/// The user data of one signal handler: which exchange, and whether the signal
+/// is "wrote-chunk" (one trampoline serves all three signals).
+private final class SignalTarget {
+    let exchange: Exchange
+    let wroteChunk: Bool
+    init(_ exchange: Exchange, wroteChunk: Bool) {
+        self.exchange = exchange
+        self.wroteChunk = wroteChunk
+    }
+}

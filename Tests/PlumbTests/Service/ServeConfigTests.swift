@@ -1,0 +1,357 @@
+import Foundation
+import GStreamer
+import Plumb
+import Soup
+import XCTest
+
+private struct ExpectedAnError: Error {}
+
+final class ServeConfigTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func write(_ text: String, name: String = "plumb.ini") throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    /// Loads `text` from a real file and returns the error it must raise.
+    private func loadError(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> ConfigError {
+        let path = try write(text)
+        do {
+            let config = try ServeConfig.load(path: path)
+            XCTFail("expected an error, got \(config)", file: file, line: line)
+            throw ExpectedAnError()
+        } catch let error as ConfigError {
+            return error
+        }
+    }
+
+    static let exampleFile = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("config/plumb.example.ini").path
+
+    // MARK: Defaults and the example file
+
+    func testDefaultsAreTheDocumentedOnes() throws {
+        let c = ServeConfig()
+        XCTAssertEqual(c.camera.device, .auto)
+        XCTAssertEqual(c.camera.size, ServeConfig.Size(width: 1280, height: 720))
+        XCTAssertEqual(c.camera.fps, 30)
+        XCTAssertEqual(c.rotation.accelerometer, .auto)
+        XCTAssertEqual(c.rotation.mount, 0)
+        XCTAssertEqual(c.rotation.facing, .back)
+        XCTAssertEqual(c.rotation.hysteresis, 15)
+        XCTAssertFalse(c.rotation.splitOnRotation)
+        XCTAssertEqual(c.preview.port, 8554)
+        XCTAssertEqual(c.preview.path, "/preview")
+        XCTAssertEqual(c.preview.bitrate, 2000)
+        XCTAssertFalse(c.preview.letterbox)
+        XCTAssertEqual(c.preview.auth, .none)
+        XCTAssertEqual(c.recording.folder, "recordings")
+        XCTAssertEqual(c.recording.codec, .h264)
+        XCTAssertEqual(c.recording.segmentSeconds, 300)
+        XCTAssertFalse(c.recording.continuous)
+        XCTAssertNil(c.publish.url)
+        XCTAssertEqual(c.http.listen.description, "127.0.0.1:8080")
+        XCTAssertNil(c.http.token)
+        // An empty file and a file of empty groups change nothing.
+        XCTAssertEqual(try ServeConfig.parse(text: ""), c)
+        XCTAssertEqual(try ServeConfig.parse(text: "[camera]\n[http]\n# nothing\n"), c)
+    }
+
+    func testExampleFileLoadsToTheDefaults() throws {
+        let config = try ServeConfig.load(path: Self.exampleFile)
+        XCTAssertEqual(config, ServeConfig(), "the example file must set every key to its default")
+    }
+
+    /// Every field of the typed struct (found by reflection, not from the key
+    /// table) is a key of the example file, with the default value, and the
+    /// example holds nothing else.
+    func testExampleFileDocumentsEveryKeyOfTheStruct() throws {
+        let example = KeyFile()
+        try example.load(path: Self.exampleFile)
+        var structKeys: [String] = []
+        for group in Mirror(reflecting: ServeConfig()).children {
+            let groupName = try XCTUnwrap(group.label)
+            for field in Mirror(reflecting: group.value).children {
+                structKeys.append("\(groupName).\(hyphenated(try XCTUnwrap(field.label)))")
+            }
+        }
+        let exampleKeys = example.groups.flatMap { g in example.keys(in: g).map { "\(g).\($0)" } }
+        XCTAssertEqual(Set(exampleKeys), Set(structKeys))
+        XCTAssertEqual(exampleKeys.count, structKeys.count, "no key appears twice")
+        XCTAssertEqual(Set(ServeConfig.keys.map(\.path)), Set(structKeys), "the key table covers the struct")
+        XCTAssertEqual(structKeys.count, 20)
+        // Each key is documented by a comment right above it, and set to the table's default.
+        let lines = try String(contentsOfFile: Self.exampleFile, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        for key in ServeConfig.keys {
+            XCTAssertEqual(example.rawValue(group: key.group, key: key.name) ?? "<missing>", key.defaultValue, key.path)
+            let i = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("\(key.name) =") }, key.path)
+            XCTAssertTrue(lines[i - 1].hasPrefix("#"), "\(key.path) has a comment above it")
+        }
+    }
+
+    private func hyphenated(_ camel: String) -> String {
+        camel.reduce(into: "") { out, c in
+            if c.isUppercase { out += "-" + c.lowercased() } else { out.append(c) }
+        }
+    }
+
+    // MARK: Values
+
+    func testEveryKeyParsesFromAFile() throws {
+        let path = try write("""
+            # every key, none at its default
+            [camera]
+            device = /dev/video2
+            size = 640x480
+            fps = 15
+            [rotation]
+            accelerometer = replay:/tmp/motion.txt
+            mount = 90
+            facing = front
+            hysteresis = 12.5
+            split-on-rotation = yes
+            [preview]
+            port = 9554
+            path = /cam/front
+            bitrate = 800
+            letterbox = true
+            auth = digest:viewer:se:cret
+            [recording]
+            folder = /var/lib/plumb/recordings
+            codec = h265
+            segment-seconds = 0
+            continuous = TRUE
+            [publish]
+            url = rtsp://mediamtx.local:8554/cam1
+            [http]
+            listen = [::1]:0
+            token = 0123456789abcdef0123
+            """)
+        let c = try ServeConfig.load(path: path)
+        XCTAssertEqual(c.camera.device, .path("/dev/video2"))
+        XCTAssertEqual(c.camera.size, ServeConfig.Size(width: 640, height: 480))
+        XCTAssertEqual(c.camera.fps, 15)
+        XCTAssertEqual(c.rotation.accelerometer, .replay(path: "/tmp/motion.txt"))
+        XCTAssertEqual(c.rotation.mount, 90)
+        XCTAssertEqual(c.rotation.facing, .front)
+        XCTAssertEqual(c.rotation.hysteresis, 12.5)
+        XCTAssertTrue(c.rotation.splitOnRotation)
+        XCTAssertEqual(c.preview.port, 9554)
+        XCTAssertEqual(c.preview.path, "/cam/front")
+        XCTAssertEqual(c.preview.bitrate, 800)
+        XCTAssertTrue(c.preview.letterbox)
+        XCTAssertEqual(c.preview.auth, .digest(user: "viewer", password: "se:cret"))
+        XCTAssertEqual(c.recording.folder, "/var/lib/plumb/recordings")
+        XCTAssertEqual(c.recording.codec, .h265)
+        XCTAssertEqual(c.recording.segmentSeconds, 0)
+        XCTAssertTrue(c.recording.continuous)
+        XCTAssertEqual(c.publish.url, "rtsp://mediamtx.local:8554/cam1")
+        XCTAssertEqual(c.http.listen, ListenAddress(host: "::1", port: 0))
+        XCTAssertEqual(c.http.token, "0123456789abcdef0123")
+    }
+
+    func testValueForms() throws {
+        func parse(_ group: String, _ key: String, _ value: String) throws -> ServeConfig {
+            try ServeConfig.parse(text: "[\(group)]\n\(key) = \(value)\n")
+        }
+        XCTAssertEqual(try parse("camera", "device", "test").camera.device, .test)
+        XCTAssertEqual(try parse("camera", "device", "USB Camera: HD Webcam").camera.device, .name("USB Camera: HD Webcam"))
+        XCTAssertEqual(try parse("rotation", "accelerometer", "iio").rotation.accelerometer, .iio(path: nil))
+        XCTAssertEqual(try parse("rotation", "accelerometer", "iio:/sys/bus/iio/devices/iio:device0").rotation.accelerometer,
+                       .iio(path: "/sys/bus/iio/devices/iio:device0"))
+        XCTAssertEqual(try parse("rotation", "accelerometer", "sensor-proxy").rotation.accelerometer, .sensorProxy)
+        XCTAssertEqual(try parse("rotation", "accelerometer", "fixed:270").rotation.accelerometer, .fixed(angle: 270))
+        XCTAssertEqual(try parse("rotation", "accelerometer", "replay:-").rotation.accelerometer, .replay(path: "-"))
+        XCTAssertEqual(try parse("preview", "auth", "basic:admin:pw").preview.auth, .basic(user: "admin", password: "pw"))
+        XCTAssertEqual(try parse("http", "listen", "0.0.0.0:80").http.listen, ListenAddress(host: "0.0.0.0", port: 80))
+        // GKeyFile escapes are undone: \s is a leading space, trimmed like any other.
+        XCTAssertEqual(try parse("recording", "folder", "/srv/my\\sclips").recording.folder, "/srv/my clips")
+        // Trailing blanks (which GKeyFile keeps) are ignored.
+        XCTAssertEqual(try parse("camera", "fps", "25 \t ").camera.fps, 25)
+        // A bad escape is a bad value.
+        XCTAssertThrowsError(try parse("recording", "folder", "/srv/bad\\qescape")) { error in
+            XCTAssertTrue("\(error)".contains("[recording] folder"), "\(error)")
+        }
+        // Empty means "off" for the optional keys.
+        XCTAssertNil(try parse("publish", "url", "").publish.url)
+        XCTAssertNil(try parse("http", "token", "").http.token)
+    }
+
+    /// Each bad value is refused with the file, the line, the group, the key, the
+    /// value and what would be accepted.
+    func testBadValuesNameFileLineGroupKeyAndAcceptedValues() throws {
+        let cases: [(group: String, key: String, value: String, accepted: String)] = [
+            ("camera", "device", "", "auto, test, a device path"),
+            ("camera", "size", "big", "WIDTHxHEIGHT"),
+            ("camera", "size", "1280x", "WIDTHxHEIGHT"),
+            ("camera", "size", "641x480", "even numbers"),
+            ("camera", "size", "99999x480", "from 16 to 8192"),
+            ("camera", "fps", "0", "from 1 to 240"),
+            ("camera", "fps", "30fps", "from 1 to 240"),
+            ("rotation", "accelerometer", "gyro", "iio, iio:PATH, sensor-proxy, replay:FILE or fixed:ANGLE"),
+            ("rotation", "accelerometer", "fixed:45", "fixed:ANGLE"),
+            ("rotation", "accelerometer", "replay:", "replay:FILE"),
+            ("rotation", "mount", "45", "0, 90, 180 or 270"),
+            ("rotation", "facing", "left", "back or front"),
+            ("rotation", "hysteresis", "50", "from 0 to 40"),
+            ("rotation", "hysteresis", "nan", "from 0 to 40"),
+            ("rotation", "split-on-rotation", "maybe", "true or false"),
+            ("preview", "port", "70000", "from 1 to 65535"),
+            ("preview", "port", "-1", "from 1 to 65535"),
+            ("preview", "path", "preview", "starting with /"),
+            ("preview", "path", "/pre view", "starting with /"),
+            ("preview", "bitrate", "fast", "kbit/s"),
+            ("preview", "letterbox", "2", "true or false"),
+            ("preview", "auth", "basic:admin", "basic:USER:PASSWORD"),
+            ("preview", "auth", "ntlm:a:b", "none, basic:USER:PASSWORD or digest:USER:PASSWORD"),
+            ("recording", "codec", "vp9", "h264 or h265"),
+            ("recording", "segment-seconds", "86401", "0 (one file per recording)"),
+            ("recording", "continuous", "always", "true or false"),
+            ("publish", "url", "http://example.com/x", "rtsp://HOST[:PORT]/PATH"),
+            ("publish", "url", "rtsp://server", "rtsp://HOST[:PORT]/PATH"),
+            ("http", "listen", "8080", "ADDR:PORT"),
+            ("http", "listen", "localhost:8080", "ADDR:PORT"),
+            ("http", "listen", "127.0.0.1:99999", "ADDR:PORT"),
+            ("http", "listen", "::1:8080", "[::1]:8080"),
+            ("http", "token", "short", "at least 16 printable ASCII characters"),
+        ]
+        for c in cases {
+            // Two lines of padding so the line number is not trivially 1 or 2.
+            let error = try loadError("# config\n\n[\(c.group)]\n\(c.key) = \(c.value)\n")
+            let label = "[\(c.group)] \(c.key) = \(c.value)"
+            XCTAssertEqual(error.line, 4, label)
+            XCTAssertEqual(error.group, c.group, label)
+            XCTAssertEqual(error.key, c.key, label)
+            XCTAssertEqual(error.value, c.value, label)
+            let text = error.description
+            XCTAssertTrue(text.hasPrefix(directory.appendingPathComponent("plumb.ini").path + ":4: [\(c.group)] \(c.key) = \"\(c.value)\": expected "), text)
+            XCTAssertTrue(text.contains(c.accepted), "\(text) should name \(c.accepted)")
+        }
+    }
+
+    func testUnknownGroupIsAnErrorWithItsLineAndTheKnownGroups() throws {
+        let error = try loadError("[camera]\nfps = 25\n\n[camra]\ndevice = test\n")
+        XCTAssertEqual(error.line, 4)
+        XCTAssertEqual(error.group, "camra")
+        XCTAssertNil(error.key)
+        let text = error.description
+        XCTAssertTrue(text.contains("plumb.ini:4: unknown group [camra] (did you mean [camera]?)"), text)
+        XCTAssertTrue(text.contains("[camera], [rotation], [preview], [recording], [publish], [http]"), text)
+    }
+
+    func testUnknownKeyIsAnErrorWithItsLineAndTheGroupsKeys() throws {
+        let error = try loadError("[http]\nlisten = 127.0.0.1:8080\n\n[recording]\ncodec = h264\nsegment-second = 60\n")
+        XCTAssertEqual(error.line, 6)
+        XCTAssertEqual(error.group, "recording")
+        XCTAssertEqual(error.key, "segment-second")
+        XCTAssertTrue(error.description.contains("unknown key \"segment-second\" in [recording] (did you mean \"segment-seconds\"?)"), error.description)
+        XCTAssertTrue(error.description.contains("folder, codec, segment-seconds, continuous"), error.description)
+        // Keys are case-sensitive, as GKeyFile reads them; the message points at the right spelling.
+        let upper = try loadError("[camera]\nFPS = 30\n")
+        XCTAssertTrue(upper.description.contains("(did you mean \"fps\"?)"), upper.description)
+        // A localized key, which GKeyFile would hide, is refused too.
+        let localized = try loadError("[camera]\ndevice = test\ndevice[de] = test\n")
+        XCTAssertEqual(localized.key, "device[de]")
+        XCTAssertEqual(localized.line, 3)
+    }
+
+    func testSyntaxErrorsNameTheLine() throws {
+        let error = try loadError("[camera]\nfps = 30\nthis line is not a key\n")
+        XCTAssertEqual(error.line, 3)
+        XCTAssertTrue(error.description.contains("plumb.ini:3: syntax error"), error.description)
+        let noGroup = try loadError("fps = 30\n[camera]\n")
+        XCTAssertEqual(noGroup.line, 1)
+    }
+
+    func testDuplicateKeysKeepTheLastValueAndReportItsLine() throws {
+        XCTAssertEqual(try ServeConfig.parse(text: "[camera]\nfps = 10\nfps = 20\n").camera.fps, 20)
+        let error = try loadError("[camera]\nfps = 10\n[http]\n[camera]\nfps = 0\n")
+        XCTAssertEqual(error.line, 5)
+    }
+
+    func testUnreadableFiles() throws {
+        let missing = directory.appendingPathComponent("nope.ini").path
+        XCTAssertThrowsError(try ServeConfig.load(path: missing)) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "\(missing): cannot read the config file: there is no such file")
+        }
+        XCTAssertThrowsError(try ServeConfig.load(path: directory.path)) { error in
+            XCTAssertTrue("\(error)".contains("it is a directory"), "\(error)")
+        }
+        let binary = directory.appendingPathComponent("binary.ini")
+        try Data([0x5B, 0x63, 0x5D, 0x0A, 0xFF, 0xFE, 0x0A]).write(to: binary)
+        XCTAssertThrowsError(try ServeConfig.load(path: binary.path)) { error in
+            XCTAssertTrue("\(error)".contains("not UTF-8"), "\(error)")
+        }
+    }
+
+    // MARK: Command-line overrides
+
+    func testOverridesWinOverTheFile() throws {
+        let path = try write("[camera]\ndevice = /dev/video0\nfps = 15\n[http]\nlisten = 127.0.0.1:9000\n")
+        let config = try ServeConfig.load(path: path).applying(overrides: [
+            "camera.device": "test",
+            "http.listen": "0.0.0.0:8081",
+            "recording.continuous": "true",
+        ])
+        XCTAssertEqual(config.camera.device, .test)
+        XCTAssertEqual(config.camera.fps, 15, "keys not overridden keep the file's value")
+        XCTAssertEqual(config.http.listen.description, "0.0.0.0:8081")
+        XCTAssertTrue(config.recording.continuous)
+        // Typed setters are just the fields.
+        var typed = config
+        typed.http.listen = try ListenAddress(parsing: "[::1]:9090")
+        XCTAssertEqual(typed.http.listen.port, 9090)
+    }
+
+    func testBadOverridesSayWhatToFix() throws {
+        XCTAssertThrowsError(try ServeConfig().applying(overrides: ["camera.size": "huge"])) { error in
+            let e = error as! ConfigError
+            XCTAssertEqual(e.origin, .commandLine)
+            XCTAssertEqual(e.description, "command line: camera.size=huge: expected WIDTHxHEIGHT with even numbers from 16 to 8192, e.g. 1280x720")
+        }
+        XCTAssertThrowsError(try ServeConfig().applying(overrides: ["camera.fsp": "30"])) { error in
+            XCTAssertTrue("\(error)".contains("unknown setting \"camera.fsp\" (did you mean \"camera.fps\"?)"), "\(error)")
+        }
+        XCTAssertThrowsError(try ServeConfig().applying(overrides: ["fps": "30"])) { error in
+            XCTAssertTrue("\(error)".contains("settings are GROUP.KEY"), "\(error)")
+        }
+    }
+
+    // MARK: Writing the config back
+
+    func testIniTextReadsBackToTheSameConfig() throws {
+        var config = ServeConfig()
+        config.camera.device = .name("HD Webcam: video0")
+        config.rotation.accelerometer = .fixed(angle: 180)
+        config.rotation.hysteresis = 22.5
+        config.preview.auth = .basic(user: "u", password: "p:w")
+        config.recording.folder = " leading space"
+        config.publish.url = "rtsps://nvr:322/cam"
+        config.http.token = "abcdefghijklmnopqrstuvwxyz"
+        let text = config.iniText()
+        XCTAssertEqual(try ServeConfig.parse(text: text), config)
+        // And it is readable by GKeyFile itself, key for key.
+        let file = KeyFile()
+        try file.load(text: text)
+        XCTAssertEqual(try file.string(group: "recording", key: "folder"), " leading space")
+        XCTAssertEqual(file.groups, ServeConfig.groups)
+
+        let redacted = config.iniText(redactingSecrets: true)
+        XCTAssertFalse(redacted.contains("p:w"))
+        XCTAssertFalse(redacted.contains("abcdefghijklmnopqrstuvwxyz"))
+        XCTAssertTrue(redacted.contains("token=***"), redacted)
+        XCTAssertTrue(ServeConfig().iniText(redactingSecrets: true).contains("auth=none"))
+    }
+}
