@@ -17,10 +17,12 @@ let package = Package(
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
-        .target(name: "Plumb", dependencies: ["GStreamer"]),
+        // GIO's GDBus, for iio-sensor-proxy; the API Plumb uses needs no C shim (typed callbacks only).
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .target(name: "Plumb", dependencies: ["GStreamer", "CGio"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer"]),
+        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "CGio"]),
     ],
     swiftLanguageModes: [.v6]
 )
