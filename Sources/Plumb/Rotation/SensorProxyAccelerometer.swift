@@ -94,9 +94,13 @@ final class SensorProxyClient: @unchecked Sendable {
     }
 
     /// Releases the claim, drops the subscriptions and the connection, ends the thread.
+    /// Does not wait: it runs from the stream's termination handler, which must not block
+    /// (finishing the stream from the loop thread needs the consumer task's lock).
     func stop() {
-        loop.sync { [self] in teardown() }
-        loop.stop()
+        loop.invoke { [self] in
+            teardown()
+            loop.stop()
+        }
     }
 
     // MARK: Loop thread
