@@ -56,7 +56,7 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async 
 
 /// Runs a command and returns its standard output; fails the test with its standard error on a non-zero exit.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+func runTool(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
     process.arguments = arguments
