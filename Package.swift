@@ -14,15 +14,25 @@ let package = Package(
             pkgConfig: "gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        // gst-rtsp-server, for the RTSP preview.
+        .systemLibrary(
+            name: "CGstRTSPServer",
+            pkgConfig: "gstreamer-rtsp-server-1.0",
+            providers: [.apt(["libgstrtspserver-1.0-dev"])]
+        ),
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
-        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim"]),
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
         // GIO's GDBus, for iio-sensor-proxy; the API Plumb uses needs no C shim (typed callbacks only).
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(name: "Plumb", dependencies: ["GStreamer", "CGio"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "CGio"]),
+        // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
+        .target(name: "PlumbTestSupport", path: "Tests/Support"),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "CGio", "PlumbTestSupport"]),
+        // Runs the built `plumb` binary, as a user would.
+        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,7 +19,7 @@ GParamSpec *plumb_object_find_property(gpointer object, const gchar *name) {
   return g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
 }
 
-GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, PlumbBusFunc func,
+GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, GstBusFunc func,
                                 gpointer user_data, GDestroyNotify notify) {
   GSource *source = gst_bus_create_watch(bus);
   if (source == NULL) return NULL;
@@ -46,6 +46,18 @@ gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
                                (GClosureNotify)(void (*)(void))notify, 0);
 }
 
+gulong plumb_signal_connect_pointer(gpointer instance, const gchar *signal, PlumbPointerSignalFunc func,
+                                    gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(instance, signal, G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
+gulong plumb_signal_connect_void(gpointer instance, const gchar *signal, PlumbVoidSignalFunc func,
+                                 gpointer user_data, GDestroyNotify notify) {
+  return g_signal_connect_data(instance, signal, G_CALLBACK(func), user_data,
+                               (GClosureNotify)(void (*)(void))notify, 0);
+}
+
 GstStructure *plumb_leaks_tracer_live_objects(void) {
   GList *tracers = gst_tracing_get_active_tracers();
   GstStructure *result = NULL;
@@ -56,5 +68,15 @@ GstStructure *plumb_leaks_tracer_live_objects(void) {
     }
   }
   g_list_free_full(tracers, gst_object_unref);
+  if (result == NULL) return NULL;
+  // Disown the objects (see the header): a NULL object or boxed value frees nothing.
+  const GValue *list = gst_structure_get_value(result, "live-objects-list");
+  guint n = list != NULL && GST_VALUE_HOLDS_LIST(list) ? gst_value_list_get_size(list) : 0;
+  for (guint i = 0; i < n; i++) {
+    const GValue *entry = gst_value_list_get_value(list, i);
+    if (!GST_VALUE_HOLDS_STRUCTURE(entry)) continue;
+    GValue *object = (GValue *)gst_structure_get_value(gst_value_get_structure(entry), "object");
+    if (object != NULL) object->data[0].v_pointer = NULL;
+  }
   return result;
 }

@@ -9,22 +9,38 @@ public class Bin: Element, @unchecked Sendable {
         self.init(raw: UnsafeMutableRawPointer(gst_bin_new(name)!))
     }
 
-    /// gst_bin_add for each element; a name clash is an error.
+    /// gst_bin_add for each element; an element that already has a parent or whose
+    /// name another child holds is an error (checked first: GStreamer would print a
+    /// GLib warning and refuse).
     public func add(_ elements: Element...) throws(GStreamerError) {
         try add(elements)
     }
 
     public func add(_ elements: [Element]) throws(GStreamerError) {
-        for e in elements where gst_bin_add(bin, e.element) == 0 {
-            throw GStreamerError(message: "could not add \(e.name) to \(name): the name is taken or it has a parent",
-                                 source: path)
+        for e in elements {
+            if let parent = e.parent {
+                throw GStreamerError(message: "could not add \(e.name) to \(name): it is already in \(parent.name)",
+                                     source: path)
+            }
+            let taken = e.name
+            if children.contains(where: { $0.name == taken }) {
+                throw GStreamerError(message: "could not add \(taken) to \(name): another element has that name",
+                                     source: path)
+            }
+            if gst_bin_add(bin, e.element) == 0 {
+                throw GStreamerError(message: "could not add \(taken) to \(name)", source: path)
+            }
         }
     }
 
     /// gst_bin_remove. The element must be in NULL state or about to be set to it.
+    /// An element that is not a direct child is an error (GStreamer would warn).
     public func remove(_ element: Element) throws(GStreamerError) {
-        if gst_bin_remove(bin, element.element) == 0 {
+        guard let parent = element.parent, parent.raw == raw else {
             throw GStreamerError(message: "\(element.name) is not in \(name)", source: path)
+        }
+        if gst_bin_remove(bin, element.element) == 0 {
+            throw GStreamerError(message: "could not remove \(element.name) from \(name)", source: path)
         }
     }
 

@@ -39,28 +39,49 @@ public class Element: Object, @unchecked Sendable {
     // MARK: State
 
     /// gst_element_set_state, then waits up to `timeout` for an asynchronous change.
-    /// A failure or time-out throws the bus error that caused it when there is one.
+    /// A failure throws the bus error that caused it when there is one (a pipeline's
+    /// bus errors are recorded as they are posted); a bus error during the wait ends
+    /// the wait with that error; otherwise a time-out throws `PlumbErrorCode.stateChangeTimedOut`.
+    /// After a failure or time-out the element is left as GStreamer left it: set it to `.null`.
     public func setState(_ state: State, timeout: Duration = .seconds(10)) throws(GStreamerError) {
         let recorder = errorRecorder
         recorder?.clear()
         let result = gst_element_set_state(element, state.gst)
         if result == GST_STATE_CHANGE_FAILURE {
-            throw recorder?.take() ?? GStreamerError(message: "\(name) could not change state to \(state)", source: path)
+            throw recorder?.take(waiting: Self.errorGrace)
+                ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                                  message: "\(name) could not change state to \(state)", source: path)
         }
-        if result == GST_STATE_CHANGE_ASYNC {
+        guard result == GST_STATE_CHANGE_ASYNC else { return }
+        // A bin aborts its pending change (FAILURE below) when a child's error reaches
+        // it; waiting in short slices also ends the wait on a recorded error that
+        // did not abort it, instead of sitting out the whole time-out.
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            let remaining = clock.now.duration(to: deadline)
+            let slice = min(max(remaining, .zero), .milliseconds(50))
             var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
-            let nanos = UInt64(timeout.components.seconds) * ClockTime.second
-                + UInt64(timeout.components.attoseconds / 1_000_000_000)
-            let waited = gst_element_get_state(element, &current, &pending, GstClockTime(nanos))
+            let waited = gst_element_get_state(element, &current, &pending, GstClockTime(slice.nanoseconds))
             if waited == GST_STATE_CHANGE_FAILURE {
-                throw recorder?.take() ?? GStreamerError(message: "\(name) failed to reach \(state)", source: path)
+                throw recorder?.take(waiting: Self.errorGrace)
+                    ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                                      message: "\(name) failed to reach \(state)", source: path)
             }
-            if waited == GST_STATE_CHANGE_ASYNC {
-                let cause = recorder?.take().map { ": \($0.description)" } ?? ""
-                throw GStreamerError(message: "\(name) did not reach \(state) within \(timeout)\(cause)", source: path)
+            if waited != GST_STATE_CHANGE_ASYNC { return }
+            if let error = recorder?.take() { throw error }
+            if remaining <= .zero {
+                throw GStreamerError(code: PlumbErrorCode.stateChangeTimedOut.rawValue,
+                                     message: "\(name) did not reach \(state) within \(timeout) "
+                                         + "(still \(State(current)), going to \(State(pending)))",
+                                     source: path)
             }
         }
     }
+
+    /// How long a failed change waits for the bus error that explains it
+    /// (see `ErrorRecorder.take(waiting:)`); only a failure without any error waits it all.
+    static let errorGrace: Duration = .milliseconds(500)
 
     /// The current state, without waiting.
     public var currentState: State {
@@ -72,8 +93,11 @@ public class Element: Object, @unchecked Sendable {
     /// gst_element_sync_state_with_parent: brings an element added to a running bin up to its state.
     public func syncStateWithParent() throws(GStreamerError) {
         let recorder = errorRecorder
+        recorder?.clear()
         guard gst_element_sync_state_with_parent(element) != 0 else {
-            throw recorder?.take() ?? GStreamerError(message: "\(name) could not follow its parent's state", source: path)
+            throw recorder?.take(waiting: Self.errorGrace)
+                ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                                  message: "\(name) could not follow its parent's state", source: path)
         }
     }
 
@@ -136,6 +160,15 @@ public class Element: Object, @unchecked Sendable {
         let now = gst_clock_get_time(clock)
         let base = gst_element_get_base_time(element)
         return ClockTime(now >= base ? now - base : 0)
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, for GstClockTime arguments (negative durations give 0).
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }
 

@@ -23,7 +23,7 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The domain of errors Plumb raises itself (not from a GError).
     public static let plumbDomain = "plumb-error-quark"
-    public static let parseDomain = "gst-parse-error-quark"
+    public static let parseDomain = "gst_parse_error"  // gst_parse_error_quark's string
     public static let resourceDomain = "gst-resource-error-quark"
     public static let coreDomain = "gst-core-error-quark"
     public static let streamDomain = "gst-stream-error-quark"

@@ -9,6 +9,13 @@ public enum Gst {
         if gst_init_check(nil, nil, &error) == 0 {
             return .failure(GStreamerError(taking: error, fallback: "gst_init_check failed"))
         }
+        // DirectFB's dfbvideosink crashes the process (in libfusion) when it probes a
+        // machine without a framebuffer console, and autovideosink probes it: keep it
+        // out of automatic selection. It can still be named explicitly.
+        if let dfb = gst_registry_find_feature(gst_registry_get(), "dfbvideosink", gst_element_factory_get_type()) {
+            gst_plugin_feature_set_rank(dfb, guint(GST_RANK_NONE.rawValue))
+            gst_object_unref(UnsafeMutableRawPointer(dfb))
+        }
         return .success(())
     }()
 
@@ -21,6 +28,14 @@ public enum Gst {
     public static var versionString: String {
         try? initialize()
         return takeString(gst_version_string()) ?? "GStreamer"
+    }
+
+    /// The factory's klass metadata ("Source/Video", "Sink/Video"), nil if there is no such factory.
+    public static func elementClass(_ factory: String) -> String? {
+        try? initialize()
+        guard let f = gst_element_factory_find(factory) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(f)) }
+        return borrowString(gst_element_factory_get_metadata(f, "klass"))
     }
 
     /// Whether an element factory exists in the registry — gst_element_factory_find.

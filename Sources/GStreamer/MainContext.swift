@@ -28,7 +28,10 @@ public final class MainContext: @unchecked Sendable {  // GMainContext is thread
     public func pushThreadDefault() { g_main_context_push_thread_default(pointer) }
     public func popThreadDefault() { g_main_context_pop_thread_default(pointer) }
 
-    /// Runs `work` once on the thread iterating this context (g_main_context_invoke_full).
+    /// Runs `work` once on the thread iterating this context (g_main_context_invoke_full):
+    /// queued when another thread owns the context (a `MainContextThread` owns its
+    /// context for its whole life), run at once when the caller owns it — or, as GLib
+    /// does, when no thread owns it at all.
     public func invoke(_ work: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(work)).toOpaque()
         g_main_context_invoke_full(pointer, G_PRIORITY_DEFAULT, { userData in
@@ -48,38 +51,73 @@ final class Box<T>: @unchecked Sendable {
 
 /// A thread that iterates one MainContext until stopped — the simplest owner of
 /// a bus watch (the capture session's executor is the other).
+///
+/// The thread owns the context (g_main_context_acquire, through push_thread_default)
+/// from before `init` returns until it ends, so `context.invoke` from any other
+/// thread always runs on this one.
+///
+/// `@unchecked Sendable`: all mutable state lives in `Control`, guarded by its condition.
 public final class MainContextThread: @unchecked Sendable {
     public let context: MainContext
-    private let lock = NSLock()
-    private var running = true
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let control = Control()
+
+    /// Shared with the thread, which must not reach back into a deinitializing owner.
+    private final class Control: @unchecked Sendable {  // every field is guarded by `condition`
+        let condition = NSCondition()
+        var running = true
+        var started = false
+        var finished = false
+        var thread: pthread_t?
+        /// The context, handed to the thread; it lets go of it before `finished`, so
+        /// the context is freed by the owner's deinit, not later on the ending thread.
+        var handoff: MainContext?
+    }
 
     public init(context: MainContext = MainContext(), name: String = "plumb.main-context") {
         self.context = context
-        let thread = Thread { [context, unowned self] in
-            context.pushThreadDefault()
-            while self.isRunning { context.iterate(mayBlock: true) }
-            context.popThreadDefault()
-            self.finished.signal()
+        let control = self.control
+        control.handoff = context
+        let thread = Thread { [control] in
+            var context = control.condition.withLock { control.handoff.take() }
+            context?.pushThreadDefault()  // acquires the context for this thread
+            control.condition.withLock {
+                control.thread = pthread_self()
+                control.started = true
+                control.condition.broadcast()
+            }
+            while control.condition.withLock({ control.running }) {
+                context?.iterate(mayBlock: true)
+            }
+            context?.popThreadDefault()  // releases it
+            context = nil
+            control.condition.withLock {
+                control.finished = true
+                control.condition.broadcast()
+            }
         }
         thread.name = name
-        self.thread = thread
         thread.start()
+        control.condition.withLock {
+            while !control.started { control.condition.wait() }
+        }
     }
 
-    private var isRunning: Bool { lock.withLock { running } }
+    /// Whether the caller is the iterating thread.
+    public var isCurrent: Bool {
+        control.condition.withLock { control.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
 
-    /// Stops iterating and waits for the thread to end. Idempotent.
+    /// Stops iterating and waits for the thread to end. Idempotent: every call
+    /// returns once the thread has ended — except a call from the iterating thread
+    /// itself, which only asks it to stop after the current dispatch.
     public func stop() {
-        let wasRunning = lock.withLock {
-            defer { running = false }
-            return running
-        }
-        guard wasRunning else { return }
+        let onOwnThread = isCurrent
+        control.condition.withLock { control.running = false }
         context.wakeup()
-        finished.wait()
-        thread = nil
+        guard !onOwnThread else { return }
+        control.condition.withLock {
+            while !control.finished { control.condition.wait() }
+        }
     }
 
     deinit { stop() }

@@ -12,8 +12,10 @@ extension Object {
         let value = try value(of: name)
         guard let typed = T(propertyValue: value) else {
             let spec = try findSpec(name)
+            var given = String(describing: T.self)
+            if value == .string(nil) { given += " (the property is NULL: read it as String?)" }
             throw .typeMismatch(element: self.name, property: name,
-                                expected: gtypeName(spec.pointee.value_type), given: String(describing: T.self))
+                                expected: gtypeName(spec.pointee.value_type), given: given)
         }
         return typed
     }
@@ -136,6 +138,10 @@ extension Object {
         case plumb_type_string(): return .string(borrowString(g_value_get_string(&gvalue)))
         case plumb_type_enum():
             return .enumNick(enumNick(type, value: g_value_get_enum(&gvalue)) ?? String(g_value_get_enum(&gvalue)))
+        case plumb_type_flags():
+            // Nicks joined by "+", the text `set(_:parsing:)` and gst-launch accept
+            // (gst_value_serialize would give the long names, "Zero latency").
+            return .string(flagNicks(type, value: g_value_get_flags(&gvalue)))
         default:
             if g_type_is_a(type, gst_caps_get_type()) != 0 {
                 guard let caps = g_value_get_boxed(&gvalue) else { return .caps(Caps.any) }
@@ -195,6 +201,22 @@ private func enumNick(_ type: GType, value: Int32) -> String? {
     return g_enum_get_value(cast(klass), value).flatMap { borrowString($0.pointee.value_nick) }
 }
 
+private func flagNicks(_ type: GType, value: guint) -> String {
+    guard let klass = g_type_class_ref(type) else { return String(value) }
+    defer { g_type_class_unref(klass) }
+    let flagsClass: UnsafeMutablePointer<GFlagsClass> = cast(klass)
+    let all = (0..<Int(flagsClass.pointee.n_values)).map { flagsClass.pointee.values[$0] }
+    if value == 0 { return all.first { $0.value == 0 }.flatMap { borrowString($0.value_nick) } ?? "" }
+    var rest = value
+    var nicks: [String] = []
+    for flag in all where flag.value != 0 && value & flag.value == flag.value && rest & flag.value != 0 {
+        nicks.append(borrowString(flag.value_nick) ?? String(flag.value))
+        rest &= ~flag.value
+    }
+    if rest != 0 { nicks.append(String(format: "0x%x", rest)) }
+    return nicks.joined(separator: "+")
+}
+
 /// What a property accepts, for error messages: the enum nicks or the numeric range.
 func expectedText(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
     let type = spec.pointee.value_type
@@ -213,6 +235,9 @@ func expectedText(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
     case "GParamUInt64":
         let s: UnsafeMutablePointer<GParamSpecUInt64> = cast(raw)
         return "guint64 from \(s.pointee.minimum) to \(s.pointee.maximum)"
+    case "GParamFloat":
+        let s: UnsafeMutablePointer<GParamSpecFloat> = cast(raw)
+        return "gfloat from \(s.pointee.minimum) to \(s.pointee.maximum)"
     case "GParamDouble":
         let s: UnsafeMutablePointer<GParamSpecDouble> = cast(raw)
         return "gdouble from \(s.pointee.minimum) to \(s.pointee.maximum)"
@@ -228,5 +253,15 @@ func expectedText(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
         return "one of: " + nicks.joined(separator: ", ")
     default:
         return gtypeName(type)
+    }
+}
+
+extension Object {
+    /// Whether the property holds an object (an element, a clock ...): gst-launch
+    /// builds those from text itself, so their text form cannot be checked here.
+    public func propertyHoldsObject(_ name: String) -> Bool {
+        guard let spec = plumb_object_find_property(raw, name) else { return false }
+        let fundamental = g_type_fundamental(spec.pointee.value_type)
+        return fundamental == g_type_fundamental(g_object_get_type()) || fundamental == g_type_fundamental(g_type_from_name("GInterface"))
     }
 }

@@ -20,9 +20,13 @@ public class Object: @unchecked Sendable, CustomStringConvertible {
             gst_object_ref_sink(raw)
         }
         self.raw = raw
+        Diagnostics.objectWrapperCreated()
     }
 
-    deinit { gst_object_unref(raw) }
+    deinit {
+        gst_object_unref(raw)
+        Diagnostics.objectWrapperDestroyed()
+    }
 
     var gstObject: UnsafeMutablePointer<GstObject> { cast(raw) }
 

@@ -1,12 +1,14 @@
 internal import CGStreamer
 internal import CGStreamerShim
 import Foundation
+import Synchronization
 
 /// An owned GstPipeline. Its bus's error messages are also recorded on the
 /// posting thread, so a failed state change can throw the error that caused it
 /// even while the bus watch delivers the same message to Swift.
 public final class Pipeline: Bin, @unchecked Sendable {
-    let recorder = ErrorRecorder()
+    /// Shared by every wrapper of the same GstPipeline (a bus has one sync handler).
+    let recorder: ErrorRecorder
 
     public convenience init(name: String? = nil) throws(GStreamerError) {
         try Gst.initialize()
@@ -14,26 +16,8 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 
     override init(raw: UnsafeMutableRawPointer, retain: Bool = false) {
+        recorder = ErrorRecorder.attached(to: raw)
         super.init(raw: raw, retain: retain)
-        let bus = gst_element_get_bus(element)!
-        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
-        // Runs on whichever thread posts; it only copies an error and passes every message on.
-        gst_bus_set_sync_handler(bus, { _, message, userData in
-            if let message, let userData, message.pointee.type == GST_MESSAGE_ERROR {
-                Unmanaged<ErrorRecorder>.fromOpaque(userData).takeUnretainedValue()
-                    .record(Message(retaining: message).error)
-            }
-            return GST_BUS_PASS
-        }, Unmanaged.passRetained(recorder).toOpaque(), { userData in
-            if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
-        })
-    }
-
-    deinit {
-        if let bus = gst_element_get_bus(element) {
-            gst_bus_set_sync_handler(bus, nil, nil, nil)  // releases the recorder
-            gst_object_unref(UnsafeMutableRawPointer(bus))
-        }
     }
 
     /// gst_parse_launch_full with fatal errors: a gst-launch description to a pipeline.
@@ -80,21 +64,68 @@ public final class Pipeline: Bin, @unchecked Sendable {
 }
 
 /// The first bus error since the last `clear()`, recorded on the posting thread.
+///
+/// One per GstPipeline, kept as the pipeline's qdata: any number of Swift wrappers
+/// of the same pipeline (`element.parent`, `bin.element(named:)`) share it, and the
+/// bus's single sync handler is installed once. Both references are released by
+/// GLib when the pipeline (qdata) and its bus (sync handler) are finalized.
+///
+/// `@unchecked Sendable`: `error` is only touched under `condition`'s lock.
 final class ErrorRecorder: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var error: GStreamerError?
 
-    func clear() { lock.withLock { error = nil } }
+    func clear() { condition.withLock { error = nil } }
 
     func record(_ e: GStreamerError?) {
         guard let e else { return }
-        lock.withLock { if error == nil { error = e } }
+        condition.withLock {
+            if error == nil { error = e }
+            condition.broadcast()
+        }
     }
 
-    func take() -> GStreamerError? {
-        lock.withLock {
+    /// The recorded error, taken away; waits up to `grace` for one to arrive. A bin
+    /// aborts its state change as soon as a child's error reaches it, slightly before
+    /// the same message is posted on the pipeline's bus (where it is recorded), so a
+    /// failure seen by the waiting thread can be ahead of its error.
+    func take(waiting grace: Duration = .zero) -> GStreamerError? {
+        let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
+                                                 + Double(grace.components.attoseconds) / 1e18)
+        return condition.withLock {
+            while error == nil && condition.wait(until: deadline) {}
             defer { error = nil }
             return error
+        }
+    }
+
+    private static let quark = g_quark_from_string("plumb-error-recorder")
+    private static let installLock = Mutex(())
+
+    /// The pipeline's recorder, installing it (qdata + bus sync handler) on first use.
+    static func attached(to pipeline: UnsafeMutableRawPointer) -> ErrorRecorder {
+        let object: UnsafeMutablePointer<GObject> = cast(pipeline)
+        return installLock.withLock { _ in
+            if let existing = g_object_get_qdata(object, quark) {
+                return Unmanaged<ErrorRecorder>.fromOpaque(existing).takeUnretainedValue()
+            }
+            let recorder = ErrorRecorder()
+            g_object_set_qdata_full(object, quark, Unmanaged.passRetained(recorder).toOpaque()) { userData in
+                if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
+            }
+            let bus = gst_element_get_bus(cast(pipeline))!
+            defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+            // Runs on whichever thread posts; it only copies an error and passes every message on.
+            gst_bus_set_sync_handler(bus, { _, message, userData in
+                if let message, let userData, message.pointee.type == GST_MESSAGE_ERROR {
+                    Unmanaged<ErrorRecorder>.fromOpaque(userData).takeUnretainedValue()
+                        .record(Message(retaining: message).error)
+                }
+                return GST_BUS_PASS
+            }, Unmanaged.passRetained(recorder).toOpaque(), { userData in
+                if let userData { Unmanaged<ErrorRecorder>.fromOpaque(userData).release() }
+            })
+            return recorder
         }
     }
 }

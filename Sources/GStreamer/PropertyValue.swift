@@ -125,6 +125,15 @@ extension String: PropertyConvertible {
     }
 }
 
+/// A string property that may be NULL (filesink's `location` before it is set).
+extension Optional: PropertyConvertible where Wrapped == String {
+    public var propertyValue: PropertyValue { .string(self) }
+    public init?(propertyValue: PropertyValue) {
+        guard case .string(let v) = propertyValue else { return nil }
+        self = v
+    }
+}
+
 /// An enum property's value by nick: `try flip.set("video-direction", EnumNick("90r"))`.
 public struct EnumNick: PropertyConvertible, Sendable, Equatable, ExpressibleByStringLiteral {
     public var nick: String

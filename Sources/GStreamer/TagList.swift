@@ -1,9 +1,13 @@
 internal import CGStreamer
+internal import CGStreamerShim
 import Foundation
 
 /// An owned GstTagList: the metadata muxers write (EXIF through jifmux, MP4 tags).
-public final class TagList: @unchecked Sendable, CustomStringConvertible {  // mutated only before it is shared
-    let pointer: UnsafeMutablePointer<GstTagList>
+///
+/// `@unchecked Sendable`: mutated only before it is shared; a setter first makes
+/// the list writable (copies it if another owner holds a reference).
+public final class TagList: @unchecked Sendable, CustomStringConvertible {
+    private(set) var pointer: UnsafeMutablePointer<GstTagList>
 
     public init() {
         try? Gst.initialize()
@@ -67,35 +71,62 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {  // m
     }
 
     private func set(_ tag: String, type: String, _ fill: (inout GValue) -> Void) throws(GStreamerError) {
-        guard gst_tag_exists(tag) != 0 else { throw GStreamerError(message: "unknown tag \"\(tag)\"") }
+        guard gst_tag_exists(tag) != 0 else {
+            throw GStreamerError(code: PlumbErrorCode.unknownTag.rawValue,
+                                 message: "unknown tag \"\(tag)\": GStreamer has no tag of that name")
+        }
         let expected = gst_tag_get_type(tag)
         guard g_type_from_name(type) == expected else {
-            throw GStreamerError(message: "tag \"\(tag)\" holds \(gtypeName(expected)), not \(type)")
+            throw GStreamerError(code: PlumbErrorCode.tagTypeMismatch.rawValue,
+                                 message: "tag \"\(tag)\" holds \(gtypeName(expected)), not \(type)")
         }
         var value = GValue()
         fill(&value)
         defer { g_value_unset(&value) }
+        // gst_tag_list_make_writable is a macro over gst_mini_object_make_writable.
+        pointer = UnsafeMutablePointer(OpaquePointer(gst_mini_object_make_writable(cast(pointer))))
         gst_tag_list_add_value(pointer, GST_TAG_MERGE_REPLACE, tag, &value)
     }
 
+    /// The tag's value, nil when absent or when the tag holds another type
+    /// (checked first: GLib's getters would log a critical and answer 0).
     public func string(_ tag: String) -> String? {
+        guard holds(tag, g_type_from_name("gchararray")) else { return nil }
         var out: UnsafeMutablePointer<gchar>?
         return gst_tag_list_get_string(pointer, tag, &out) != 0 ? takeString(out) : nil
     }
 
     public func double(_ tag: String) -> Double? {
+        guard holds(tag, g_type_from_name("gdouble")) else { return nil }
         var v: gdouble = 0
         return gst_tag_list_get_double(pointer, tag, &v) != 0 ? v : nil
     }
 
     public func uint(_ tag: String) -> UInt32? {
+        guard holds(tag, g_type_from_name("guint")) else { return nil }
         var v: guint = 0
         return gst_tag_list_get_uint(pointer, tag, &v) != 0 ? v : nil
     }
 
+    private func holds(_ tag: String, _ type: GType) -> Bool {
+        gst_tag_exists(tag) != 0 && gst_tag_get_type(tag) == type
+    }
+
+    /// A GstDateTime tag as a Date (UTC offsets applied); nil when absent or
+    /// when it lacks a time of day.
+    public func date(_ tag: String) -> Date? {
+        guard holds(tag, gst_date_time_get_type()) else { return nil }
+        var out: OpaquePointer?
+        guard gst_tag_list_get_date_time(pointer, tag, &out) != 0, let dt = out else { return nil }
+        defer { gst_date_time_unref(dt) }
+        guard gst_date_time_has_time(dt) != 0, let g = gst_date_time_to_g_date_time(dt) else { return nil }
+        defer { g_date_time_unref(g) }
+        return Date(timeIntervalSince1970: Double(g_date_time_to_unix(g)) + Double(g_date_time_get_microsecond(g)) / 1e6)
+    }
+
     /// Sets this list on an element implementing GstTagSetter (jifmux, mp4mux).
     public func apply(to element: Element, mode: MergeMode = .replace) throws(GStreamerError) {
-        guard element.isA("GstTagSetter") else {
+        guard g_type_is_a(plumb_object_type(element.raw), gst_tag_setter_get_type()) != 0 else {
             throw GStreamerError(message: "\(element.name) does not accept tags (not a GstTagSetter)")
         }
         gst_tag_setter_merge_tags(OpaquePointer(element.raw), pointer, mode.gst)

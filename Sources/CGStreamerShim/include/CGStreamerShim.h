@@ -28,13 +28,12 @@ GType plumb_object_type(gpointer instance);
 GParamSpec *plumb_object_find_property(gpointer object, const gchar *name);
 
 // --- Bus watch --------------------------------------------------------------
-/// Called on the thread iterating the watch's GMainContext. Return FALSE to remove the watch.
-typedef gboolean (*PlumbBusFunc)(GstMessage *message, gpointer user_data);
-
-/// gst_bus_create_watch + g_source_set_callback + g_source_attach. The callback
-/// must be cast to GSourceFunc, a function-pointer cast Swift cannot express.
+/// gst_bus_create_watch + g_source_set_callback + g_source_attach. A bus source
+/// calls its callback as a GstBusFunc (bus, message, user_data; runs on the thread
+/// iterating `context`; return FALSE to remove the watch), but g_source_set_callback
+/// takes a GSourceFunc: a function-pointer cast Swift cannot express.
 /// Returns the attached source (caller owns one reference; destroy it to stop).
-GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, PlumbBusFunc func,
+GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, GstBusFunc func,
                                 gpointer user_data, GDestroyNotify notify);
 
 // --- Signals ---------------------------------------------------------------
@@ -56,8 +55,29 @@ typedef void (*PlumbHandoffFunc)(GstElement *element, GstBuffer *buffer, GstPad 
 gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
                                     gpointer user_data, GDestroyNotify notify);
 
+/// Any signal whose handler takes (instance, one pointer argument, user_data):
+/// "pad-added", gst-rtsp-server's "client-connected", "media-configure", "play-request" ...
+typedef void (*PlumbPointerSignalFunc)(gpointer instance, gpointer argument, gpointer user_data);
+gulong plumb_signal_connect_pointer(gpointer instance, const gchar *signal, PlumbPointerSignalFunc func,
+                                    gpointer user_data, GDestroyNotify notify);
+
+/// Any signal whose handler takes (instance, user_data): "closed", "unprepared" ...
+typedef void (*PlumbVoidSignalFunc)(gpointer instance, gpointer user_data);
+gulong plumb_signal_connect_void(gpointer instance, const gchar *signal, PlumbVoidSignalFunc func,
+                                 gpointer user_data, GDestroyNotify notify);
+
 // --- Tracers ----------------------------------------------------------------
 /// The active `leaks` tracer's "get-live-objects" action signal: emitted with
-/// g_signal_emit_by_name, a varargs function. Returns a GstStructure the caller
-/// frees, or NULL when GST_TRACERS does not include leaks.
+/// g_signal_emit_by_name, a varargs function. Returns the "live-objects-info"
+/// structure (field "live-objects-list": a list of "object-alive" structures with
+/// "object" and "ref-count") for the caller to free, or NULL when GST_TRACERS does
+/// not include leaks.
+///
+/// GStreamer 1.22's signal hands over references it never took (it is meant for
+/// the end of a program, when every live object is a leak): freeing its answer
+/// as-is would unref every live object once more. This wrapper clears each
+/// "object" value's pointer first, so the answer only describes the objects (the
+/// value keeps its GType; "ref-count" is a copy) and freeing it is harmless.
+/// Call it while nothing streams: an object released during the call can still
+/// be touched by the tracer itself.
 GstStructure *plumb_leaks_tracer_live_objects(void);

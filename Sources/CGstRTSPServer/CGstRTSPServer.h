@@ -1,0 +1,2 @@
+#pragma once
+#include <gst/rtsp-server/rtsp-server.h>

@@ -1,0 +1,39 @@
+import GStreamer
+
+/// The cameras GstDeviceMonitor sees, in a shape for people and for JSON.
+public struct CameraList {
+    public struct Camera: Codable, Sendable {
+        public var name: String
+        public var path: String?
+        public var formats: [Format]
+    }
+
+    public struct Format: Codable, Sendable {
+        /// "video/x-raw", "image/jpeg"
+        public var mediaType: String
+        /// "YUY2", "NV12" (raw formats only)
+        public var format: String?
+        /// "640x480", or ranges such as "[ 16, 4096 ]x[ 16, 2160 ]"
+        public var size: String
+        public var framerates: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case mediaType = "media_type", format, size, framerates
+        }
+    }
+
+    /// Lists the video sources now present.
+    public static func current() throws -> [Camera] {
+        try DeviceMonitor.devices(ofClass: "Video/Source").map { device in
+            Camera(name: device.name, path: device.path,
+                   formats: device.caps?.structures.map(format) ?? [])
+        }
+    }
+
+    static func format(_ s: Structure) -> Format {
+        let width = s.serialized("width") ?? "?"
+        let height = s.serialized("height") ?? "?"
+        return Format(mediaType: s.name, format: s.string("format") ?? s.values("format").first,
+                      size: "\(width)x\(height)", framerates: s.values("framerate"))
+    }
+}

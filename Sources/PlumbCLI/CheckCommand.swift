@@ -1,0 +1,43 @@
+import Foundation
+import Plumb
+
+/// `plumb check FILE [-D k=v]...`
+enum CheckCommand: Command {
+    static let name = "check"
+    static let summary = "check a pipeline description file without playing it"
+    static let help = """
+        Usage: plumb check FILE [-D NAME=VALUE]...
+
+        Parses FILE, substitutes its variables, checks every element, property and
+        caps, links the pipeline and brings it to READY (devices are opened, nothing
+        plays). Prints a summary and exits 0, or prints FILE:LINE:COL: error: ... and exits 2.
+        A capture device that is missing, busy or forbidden on this machine is only a
+        warning (the description is sound) unless --strict is given.
+
+        Options:
+          --strict        a missing or busy capture device is an error too
+          -D NAME=VALUE   set a variable declared with `# var: NAME=DEFAULT` (repeatable)
+        """
+
+    static func run(_ arguments: inout Arguments) async throws -> ExitCode {
+        let defines = try parseDefines(arguments.options("-D", "--define"))
+        let strict = arguments.flag("--strict")
+        let file = try arguments.positional("pipeline FILE")
+        try arguments.finish()
+        do {
+            let description = try PipelineDescription.load(file)
+            let report = try PipelineLoader.check(description.resolve(defines), strict: strict)
+            for warning in report.warnings {
+                FileHandle.standardError.write("\(warning.location): warning: \(warning.message)\n")
+            }
+            let roles = report.roles.keys.sorted { $0.rawValue < $1.rawValue }
+                .map { "\($0.rawValue)=\(report.roles[$0]!.joined(separator: ","))" }
+            say("\(file): ok: \(description.name), \(report.elementCount) elements"
+                  + (roles.isEmpty ? "" : ", roles: " + roles.joined(separator: " ")))
+            return .success
+        } catch {
+            FileHandle.standardError.write("\(error)\n")
+            return .usage
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import GStreamer
+import XCTest
+
+/// Bus messages delivered as an AsyncStream from a watch on a MainContext that a
+/// MainContextThread iterates: EOS, errors, state changes, element messages,
+/// warnings; and the watch's release.
+final class BusTests: XCTestCase {
+    var thread: MainContextThread!
+
+    override func setUp() { thread = MainContextThread() }
+    override func tearDown() { thread.stop(); thread = nil }
+
+    func testEOSAndStateChanges() async throws {
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=10 ! fakesink name=sink")
+        let stream = pipeline.messages(on: thread.context)
+        try pipeline.setState(.playing)
+        let seen = try await read(stream, what: "EOS") { $0.isEOS }
+        try pipeline.setState(.null)
+
+        guard case .eos(let source)? = seen.last else { return XCTFail("no EOS in \(seen)") }
+        XCTAssertEqual(source, pipeline.path, "the pipeline posts EOS once every sink has it")
+
+        var pipelineSteps: [String] = []
+        var sinkSteps: [String] = []
+        for case let .stateChanged(source, old, new, _, isPipeline) in seen {
+            if isPipeline {
+                XCTAssertEqual(source, pipeline.path)
+                pipelineSteps.append("\(old)->\(new)")
+            } else if source.hasSuffix("/GstFakeSink:sink") {
+                sinkSteps.append("\(old)->\(new)")
+            }
+        }
+        XCTAssertEqual(pipelineSteps, ["NULL->READY", "READY->PAUSED", "PAUSED->PLAYING"])
+        XCTAssertEqual(sinkSteps, ["NULL->READY", "READY->PAUSED", "PAUSED->PLAYING"])
+        let others = seen.compactMap { if case .other(let type, _) = $0 { return type } else { return nil } }
+        XCTAssertTrue(others.contains("stream-start"), "\(others)")
+        XCTAssertTrue(others.contains("async-done"), "\(others)")
+    }
+
+    func testResourceErrorArrivesWithDomainCodeDebugAndSource() async throws {
+        let location = "\(missingDirectory)/out.raw"
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=1 ! filesink name=out location=\(location)")
+        let stream = pipeline.messages(on: thread.context)
+        XCTAssertThrowsError(try pipeline.setState(.playing))
+        let seen = try await read(stream, what: "an error") { $0.error != nil }
+        try pipeline.setState(.null)
+
+        let error = try XCTUnwrap(seen.last?.error)
+        XCTAssertEqual(error.domain, GStreamerError.resourceDomain)
+        XCTAssertEqual(error.code, 6, "GST_RESOURCE_ERROR_OPEN_WRITE")
+        XCTAssertEqual(error.message, "Could not open file \"\(location)\" for writing.")
+        XCTAssertTrue(error.debug?.contains("No such file or directory") ?? false, "\(error)")
+        XCTAssertEqual(error.source, pipeline.element(named: "out")?.path)
+        XCTAssertEqual(error.sourceName, "out")
+    }
+
+    func testNegotiationErrorArrivesFromTheSource() async throws {
+        let pipeline = try unnegotiablePipeline()
+        let stream = pipeline.messages(on: thread.context)
+        XCTAssertThrowsError(try pipeline.setState(.paused))
+        let seen = try await read(stream, what: "an error") { $0.error != nil }
+        try pipeline.setState(.null)
+
+        let error = try XCTUnwrap(seen.last?.error)
+        XCTAssertEqual(error.domain, GStreamerError.streamDomain)
+        XCTAssertEqual(error.message, "Internal data stream error.")
+        XCTAssertTrue(error.debug?.contains("not-negotiated") ?? false, "\(error)")
+        XCTAssertEqual(error.sourceName, "src")
+    }
+
+    func testElementMessagesCarryTheirStructure() async throws {
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=3 ! videoanalyse name=analyse ! fakesink")
+        let stream = pipeline.messages(on: thread.context)
+        try pipeline.setState(.playing)
+        let seen = try await read(stream, what: "EOS") { $0.isEOS }
+        try pipeline.setState(.null)
+
+        let analyses = seen.compactMap { message -> Structure? in
+            guard case let .element(source, structure) = message, source.hasSuffix(":analyse") else { return nil }
+            return structure
+        }
+        XCTAssertEqual(analyses.count, 3, "one per frame")
+        let first = try XCTUnwrap(analyses.first)
+        XCTAssertEqual(first.name, "GstVideoAnalyse")
+        let luma = try XCTUnwrap(first.double("luma-average"))
+        XCTAssertTrue(luma > 0 && luma < 1, "\(luma)")
+    }
+
+    func testWarningsArriveAsWarnings() async throws {
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=1 ! fakesink name=sink")
+        let stream = pipeline.messages(on: thread.context)
+        try pipeline.setState(.playing)
+        let sink = try XCTUnwrap(pipeline.element(named: "sink"))
+        sink.postWarning("the card is almost full", debug: "12 MB left")
+        let seen = try await read(stream, what: "a warning") { $0.warning != nil }
+        try pipeline.setState(.null)
+
+        let warning = try XCTUnwrap(seen.last?.warning)
+        XCTAssertEqual(warning.domain, GStreamerError.plumbDomain)
+        XCTAssertEqual(warning.message, "the card is almost full")
+        XCTAssertEqual(warning.debug, "12 MB left")
+        XCTAssertEqual(warning.source, sink.path)
+    }
+
+    // MARK: Releasing the watch
+
+    func testDroppingTheStreamReleasesTheWatchAndThePipeline() async throws {
+        let watches = Diagnostics.liveBusWatches
+        let wrappers = Diagnostics.liveObjectWrappers
+        weak var weakPipeline: Pipeline?
+        do {
+            let pipeline = try Pipeline.parse("videotestsrc num-buffers=10 ! fakesink")
+            weakPipeline = pipeline
+            var stream: AsyncStream<BusMessage>? = pipeline.messages(on: thread.context)
+            XCTAssertEqual(Diagnostics.liveBusWatches, watches + 1)
+            try pipeline.setState(.playing)
+            _ = try await read(stream!, what: "EOS") { $0.isEOS }
+            try pipeline.setState(.null)
+            stream = nil
+            let released = await eventually { Diagnostics.liveBusWatches == watches }
+            XCTAssertTrue(released, "dropping the stream removes the watch's GSource")
+        }
+        XCTAssertNil(weakPipeline, "the watch does not keep the pipeline wrapper")
+        XCTAssertEqual(Diagnostics.liveObjectWrappers, wrappers)
+    }
+
+    func testAStreamNeverReadIsReleasedWhenDropped() throws {
+        let watches = Diagnostics.liveBusWatches
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=1 ! fakesink")
+        var stream: AsyncStream<BusMessage>? = pipeline.messages(on: thread.context)
+        XCTAssertEqual(Diagnostics.liveBusWatches, watches + 1)
+        XCTAssertNotNil(stream)
+        stream = nil
+        XCTAssertEqual(Diagnostics.liveBusWatches, watches, "released at once: nothing else holds the stream")
+    }
+
+    func testStoppingTheThreadThenDroppingTheStreamReleasesTheWatch() async throws {
+        let watches = Diagnostics.liveBusWatches
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=5 ! fakesink")
+        var stream: AsyncStream<BusMessage>? = pipeline.messages(on: thread.context)
+        try pipeline.setState(.playing)
+        _ = try await read(stream!, what: "EOS") { $0.isEOS }
+        thread.stop()
+        try pipeline.setState(.null)  // posts state changes nobody will dispatch
+        stream = nil
+        let released = await eventually { Diagnostics.liveBusWatches == watches }
+        XCTAssertTrue(released)
+    }
+
+    func testFreeingTheContextReleasesTheWatchWhileTheStreamLives() throws {
+        let watches = Diagnostics.liveBusWatches
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=1 ! fakesink")
+        var own: MainContextThread? = MainContextThread()
+        let stream = pipeline.messages(on: own!.context)
+        XCTAssertEqual(Diagnostics.liveBusWatches, watches + 1)
+        own = nil  // stops the thread and frees the GMainContext, which destroys its sources
+        XCTAssertEqual(Diagnostics.liveBusWatches, watches)
+        withExtendedLifetime(stream) {}
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import XCTest
+
+/// Runs the built `plumb` (or another program) and collects what it printed.
+public struct ProcessResult {
+    public var code: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+public enum PlumbProcess {
+    /// The package root, from this file's path.
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The `plumb` binary next to the test bundle (PLUMB_BIN overrides).
+    public static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PLUMB_BIN"] { return URL(fileURLWithPath: path) }
+        return Bundle.main.bundleURL.appendingPathComponent("plumb")
+    }
+
+    /// Starts a process; the caller waits or signals it.
+    public static func start(_ executable: URL, _ args: [String], cwd: URL? = nil) throws -> (Process, Pipe, Pipe) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        p.currentDirectoryURL = cwd ?? root
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return (p, out, err)
+    }
+
+    /// Waits at most `timeout` seconds, then kills; returns the outputs.
+    public static func finish(_ p: Process, _ out: Pipe, _ err: Pipe, timeout: TimeInterval) -> ProcessResult {
+        // Read while waiting so a full pipe never blocks the child.
+        final class Sink: @unchecked Sendable { var data = Data(); let lock = NSLock() }
+        let o = Sink(), e = Sink()
+        let group = DispatchGroup()
+        for (pipe, sink) in [(out, o), (err, e)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let d = pipe.fileHandleForReading.readDataToEndOfFile()
+                sink.lock.withLock { sink.data = d }
+                group.leave()
+            }
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning {
+            p.terminate()
+            usleep(500_000)
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            XCTFail("\(p.executableURL?.lastPathComponent ?? "?") \(p.arguments ?? []) did not finish within \(timeout) s")
+        }
+        p.waitUntilExit()
+        group.wait()
+        return ProcessResult(code: p.terminationStatus,
+                             stdout: String(decoding: o.data, as: UTF8.self),
+                             stderr: String(decoding: e.data, as: UTF8.self))
+    }
+
+    public static func run(_ executable: URL, _ args: [String], cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+        let (p, out, err) = try start(executable, args, cwd: cwd)
+        return finish(p, out, err, timeout: timeout)
+    }
+
+    /// `plumb ARGS...`
+    public static func plumb(_ args: String..., cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
+        try run(binary, args, cwd: cwd, timeout: timeout)
+    }
+
+    public static func tool(_ name: String) -> URL {
+        for dir in ["/usr/bin", "/usr/local/bin", "/bin"] {
+            let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: "/usr/bin/\(name)")
+    }
+}
+
+/// ffprobe's view of a video file's first stream.
+public struct Probe {
+    public var codec: String
+    public var width: Int
+    public var height: Int
+    public var frames: Int
+    public var duration: Double
+
+    /// Counts frames by decoding (nb_read_frames), so a truncated file tells the truth.
+    public static func read(_ file: URL) throws -> Probe? {
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), [
+            "-v", "error", "-count_frames", "-select_streams", "v:0",
+            "-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration",
+            "-of", "json", file.path,
+        ])
+        guard r.code == 0, let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+              let stream = (json["streams"] as? [[String: Any]])?.first else { return nil }
+        let format = json["format"] as? [String: Any]
+        return Probe(codec: stream["codec_name"] as? String ?? "",
+                     width: stream["width"] as? Int ?? 0,
+                     height: stream["height"] as? Int ?? 0,
+                     frames: Int(stream["nb_read_frames"] as? String ?? "") ?? 0,
+                     duration: Double(format?["duration"] as? String ?? "") ?? 0)
+    }
+}
+
+extension Probe {
+    /// The first video stream of a live URL (rtsp://...) without decoding it all.
+    /// nil when ffprobe cannot read it; `stderr` then says why.
+    public static func live(_ url: String, options: [String] = ["-rtsp_transport", "tcp"], timeout: TimeInterval = 30)
+        throws -> (probe: Probe?, stderr: String)
+    {
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error"] + options + [
+            "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "json", url,
+        ], timeout: timeout)
+        guard r.code == 0, let json = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+              let stream = (json["streams"] as? [[String: Any]])?.first else { return (nil, r.stderr) }
+        return (Probe(codec: stream["codec_name"] as? String ?? "", width: stream["width"] as? Int ?? 0,
+                      height: stream["height"] as? Int ?? 0, frames: 0, duration: 0), r.stderr)
+    }
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read, close).
+public func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+    }
+    _ = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+    }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}
+
+/// A fresh directory removed when the test ends, pass or fail.
+public func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+    return dir
+}
