@@ -18,7 +18,7 @@ final class AccelerometerSpecTests: XCTestCase {
         for angle in RotationAngle.allCases {
             XCTAssertEqual(try AccelerometerSpec(parsing: "fixed:\(angle.degrees)"), .fixed(angle))
         }
-        XCTAssertEqual(try AccelerometerSpec(parsing: "  fixed:90 "), .fixed(.ninety))
+        XCTAssertEqual(try AccelerometerSpec(parsing: "  fixed:90 "), .fixed(.degrees90))
         // Round trip through the description.
         for text in ["iio", "iio:lis3dh", "sensor-proxy", "sensor-proxy:session", "replay:-", "fixed:270"] {
             XCTAssertEqual(try AccelerometerSpec(parsing: text).description, text)

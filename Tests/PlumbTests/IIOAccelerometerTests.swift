@@ -105,8 +105,8 @@ final class IIOAccelerometerTests: XCTestCase {
         let fake = try makeTree()
         let source = IIOAccelerometer(device: .named("lis3dh"), sysfsRoot: fake.root.path,
                                       pollInterval: .milliseconds(5))
-        let observer = RotationObserver(accelerometer: source, configuration: .init(mount: .ninety))
-        XCTAssertEqual(observer.captureAngle, .ninety, "before any sample: upright, plus the mount")
+        let observer = RotationObserver(accelerometer: source, configuration: .init(mount: .degrees90))
+        XCTAssertEqual(observer.captureAngle, .degrees90, "before any sample: upright, plus the mount")
         let reports = Recorder(observer.reports())
         observer.start()
         func events() -> [AccelerometerEvent] {
@@ -116,11 +116,11 @@ final class IIOAccelerometerTests: XCTestCase {
         var ok = await waitUntil { observer.counters.samples > 0 }
         XCTAssertTrue(ok)
         XCTAssertEqual(observer.sensorStatus, .available("lis3dh at \(fake.device(1).path)"))
-        XCTAssertEqual(observer.captureAngle, .ninety)
+        XCTAssertEqual(observer.captureAngle, .degrees90)
 
         // The chip reads -1 g on its y axis: device x = +g, the device is turned 270°.
         try fake.raw(1, "0", "-980", "0")
-        ok = await waitUntil { observer.captureAngle == .zero }
+        ok = await waitUntil { observer.captureAngle == .degrees0 }
         XCTAssertTrue(ok, "270 + mount 90 = 0, got \(observer.captureAngle)")
 
         // Garbage of every kind: dropped and counted, the angle holds.
@@ -134,7 +134,7 @@ final class IIOAccelerometerTests: XCTestCase {
             try fake.raw(1, values[0], values[1], values[2])
             ok = await waitUntil { dropped(reason) > before }
             XCTAssertTrue(ok, "\(values) should be dropped as \(reason)")
-            XCTAssertEqual(observer.captureAngle, .zero, "\(values) must not move the angle")
+            XCTAssertEqual(observer.captureAngle, .degrees0, "\(values) must not move the angle")
         }
 
         // The device disappears: reported once, the angle holds.
@@ -144,7 +144,7 @@ final class IIOAccelerometerTests: XCTestCase {
         guard case .unavailable(let why) = observer.sensorStatus else { return }
         XCTAssertTrue(why.contains("lis3dh went away"), why)
         try await Task.sleep(for: .milliseconds(100))
-        XCTAssertEqual(observer.captureAngle, .zero)
+        XCTAssertEqual(observer.captureAngle, .degrees0)
         let unavailableCount = events().filter { if case .unavailable = $0 { return true } else { return false } }.count
         XCTAssertEqual(unavailableCount, 1, "a missing device is reported once, not on every poll")
 
@@ -153,7 +153,7 @@ final class IIOAccelerometerTests: XCTestCase {
         try fake.write(1, "in_accel_scale", "0.00980665")
         try fake.write(1, "in_accel_mount_matrix", "0, -1, 0; 1, 0, 0; 0, 0, 1")
         try fake.raw(1, "-1000", "0", "0")
-        ok = await waitUntil { observer.captureAngle == .twoSeventy }
+        ok = await waitUntil { observer.captureAngle == .degrees270 }
         XCTAssertTrue(ok, "180 + 90 = 270, got \(observer.captureAngle)")
         XCTAssertEqual(observer.sensorStatus, .available("lis3dh at \(fake.device(1).path)"))
         observer.stop()

@@ -6,10 +6,10 @@ final class JPEGExifReaderTests: XCTestCase {
     typealias B = BoxBuilder
 
     func testAngleAndOrientationMapping() {
-        XCTAssertEqual(ExifOrientation(rotation: .zero), .normal)
-        XCTAssertEqual(ExifOrientation(rotation: .ninety).rawValue, 6)
-        XCTAssertEqual(ExifOrientation(rotation: .oneEighty).rawValue, 3)
-        XCTAssertEqual(ExifOrientation(rotation: .twoSeventy).rawValue, 8)
+        XCTAssertEqual(ExifOrientation(rotation: .degrees0), .normal)
+        XCTAssertEqual(ExifOrientation(rotation: .degrees90).rawValue, 6)
+        XCTAssertEqual(ExifOrientation(rotation: .degrees180).rawValue, 3)
+        XCTAssertEqual(ExifOrientation(rotation: .degrees270).rawValue, 8)
         for angle in RotationAngle.allCases { XCTAssertEqual(ExifOrientation(rotation: angle).rotation, angle) }
         XCTAssertEqual(ExifOrientation.allCases.filter(\.isMirrored).map(\.rawValue), [2, 4, 5, 7])
         XCTAssertEqual(ExifOrientation.rotate90.description, "Rotate 90 CW")
@@ -36,7 +36,7 @@ final class JPEGExifReaderTests: XCTestCase {
             + "! jifmux ! filesink location=\(plain)")
         XCTAssertNil(try IndependentReaders.exiftool("Orientation", plain))
         XCTAssertNil(try JPEGExifReader.orientation(ofFileAt: plain))
-        XCTAssertEqual(try MediaInspector.inspect(path: plain).rotation, .zero)
+        XCTAssertEqual(try MediaInspector.inspect(path: plain).rotation, .degrees0)
     }
 
     /// exiftool rewrites the EXIF of a still in each byte order; Plumb reads both.

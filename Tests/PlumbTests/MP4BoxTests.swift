@@ -66,9 +66,9 @@ final class MP4BoxTests: XCTestCase {
     }
 
     func testMatricesForEachAngle() {
-        XCTAssertEqual(TrackMatrix(rotation: .ninety).description, "0 1 0 -1 0 0 0 0 1")
-        XCTAssertEqual(TrackMatrix(rotation: .oneEighty).description, "-1 0 0 0 -1 0 0 0 1")
-        XCTAssertEqual(TrackMatrix(rotation: .twoSeventy).description, "0 -1 0 1 0 0 0 0 1")
+        XCTAssertEqual(TrackMatrix(rotation: .degrees90).description, "0 1 0 -1 0 0 0 0 1")
+        XCTAssertEqual(TrackMatrix(rotation: .degrees180).description, "-1 0 0 0 -1 0 0 0 1")
+        XCTAssertEqual(TrackMatrix(rotation: .degrees270).description, "0 -1 0 1 0 0 0 0 1")
         XCTAssertEqual(TrackMatrix.identity.values, B.identity)
         for angle in RotationAngle.allCases {
             XCTAssertEqual(TrackMatrix(rotation: angle).rotation, angle)
@@ -79,7 +79,7 @@ final class MP4BoxTests: XCTestCase {
         let scaled = TrackMatrix(values: [0x20000, 0, 0, 0, 0x20000, 0, 0, 0, 0x4000_0000])
         XCTAssertNil(scaled.rotation)
         // With a translation (as Apple writes: tx = height) the rotation still reads.
-        XCTAssertEqual(TrackMatrix(values: [0, 0x10000, 0, -0x10000, 0, 0, 240 << 16, 0, 0x4000_0000]).rotation, .ninety)
+        XCTAssertEqual(TrackMatrix(values: [0, 0x10000, 0, -0x10000, 0, 0, 240 << 16, 0, 0x4000_0000]).rotation, .degrees90)
     }
 
     func testReadsVersion0And1TrackHeadersAndPatchesOnlyVideoTracksInPlace() throws {
@@ -95,23 +95,23 @@ final class MP4BoxTests: XCTestCase {
             XCTAssertEqual(info.tracks.map(\.headerVersion), [version, version])
             XCTAssertEqual(info.videoTrack?.width, 320)
             XCTAssertEqual(info.videoTrack?.height, 240)
-            XCTAssertEqual(info.rotation, .zero)
+            XCTAssertEqual(info.rotation, .degrees0)
             XCTAssertFalse(info.isFragmented)
 
             XCTAssertTrue(bytes.withUnsafeBytes { MP4MatrixPatcher.containsMovieHeader($0) })
-            XCTAssertEqual(try patch(&bytes, .ninety), 1, "one video track")
+            XCTAssertEqual(try patch(&bytes, .degrees90), 1, "one video track")
             XCTAssertEqual(bytes.count, original.count)
             // Exactly the 36 matrix bytes of the video track changed.
             let matrixOffset = info.tracks[0].matrixOffset
             let changed = zip(original, bytes).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
             XCTAssertFalse(changed.isEmpty)
             XCTAssertTrue(changed.allSatisfy { (matrixOffset..<matrixOffset + 36).contains($0) }, "\(changed)")
-            let expected = TrackMatrix(rotation: .ninety).values.flatMap { B.be32(UInt32(bitPattern: $0)) }
+            let expected = TrackMatrix(rotation: .degrees90).values.flatMap { B.be32(UInt32(bitPattern: $0)) }
             XCTAssertEqual(Array(bytes[matrixOffset..<matrixOffset + 36]), expected)
 
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let patched = try MP4File.inspect(path: path)
-            XCTAssertEqual(patched.rotation, .ninety)
+            XCTAssertEqual(patched.rotation, .degrees90)
             XCTAssertEqual(patched.tracks[1].matrix, .identity, "the audio track keeps its identity matrix")
         }
     }
@@ -146,12 +146,12 @@ final class MP4BoxTests: XCTestCase {
         for (label, original) in cases {
             var bytes = original
             XCTAssertFalse(bytes.withUnsafeBytes { MP4MatrixPatcher.containsMovieHeader($0) }, label)
-            XCTAssertEqual(try patch(&bytes, .oneEighty), 0, label)
+            XCTAssertEqual(try patch(&bytes, .degrees180), 0, label)
             XCTAssertEqual(bytes, original, label)
         }
         // A header followed by the start of the media data is patched.
         var bytes = moov + B.be32(0) + Array("mdat".utf8)
-        XCTAssertEqual(try patch(&bytes, .twoSeventy), 1)
+        XCTAssertEqual(try patch(&bytes, .degrees270), 1)
     }
 
     func testMalformedHeadersThrowAndChangeNothing() throws {
@@ -173,7 +173,7 @@ final class MP4BoxTests: XCTestCase {
         ]
         for (label, original, fragment) in cases {
             var bytes = original
-            XCTAssertThrowsError(try patch(&bytes, .ninety), label) { error in
+            XCTAssertThrowsError(try patch(&bytes, .degrees90), label) { error in
                 XCTAssertTrue("\(error)".contains(fragment), "\(label): \(error)")
             }
             XCTAssertEqual(bytes, original, label)

@@ -35,7 +35,7 @@ final class MP4FileTests: XCTestCase {
         for mode in Self.modes {
             let base = dir.appendingPathComponent("\(mode.name).mp4").path
             try Self.record(base, muxer: mode.properties)
-            try check(base, reads: .zero, fragmented: mode.fragmented, version: 0, "\(mode.name) as muxed")
+            try check(base, reads: .degrees0, fragmented: mode.fragmented, version: 0, "\(mode.name) as muxed")
             for angle in RotationAngle.allCases {
                 let path = dir.appendingPathComponent("\(mode.name)-\(angle.degrees).mp4").path
                 try FileManager.default.copyItem(atPath: base, toPath: path)
@@ -59,7 +59,7 @@ final class MP4FileTests: XCTestCase {
         for (name, options, fragmented) in variants {
             let base = dir.appendingPathComponent(name).path
             try runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-c", "copy"] + options + [base])
-            try check(base, reads: .zero, fragmented: fragmented, version: 1, "\(name) as muxed")
+            try check(base, reads: .degrees0, fragmented: fragmented, version: 1, "\(name) as muxed")
             for angle in RotationAngle.allCases {
                 let path = dir.appendingPathComponent("\(angle.degrees)-\(name)").path
                 try FileManager.default.copyItem(atPath: base, toPath: path)
@@ -73,7 +73,7 @@ final class MP4FileTests: XCTestCase {
         let path = try makeTemporaryDirectory(self).appendingPathComponent("audio.mp4").path
         try IndependentReaders.gstLaunch("audiotestsrc num-buffers=10 ! avenc_aac ! aacparse ! mp4mux ! filesink location=\(path)")
         XCTAssertEqual(try MP4File.inspect(path: path).tracks.map(\.handler), ["soun"])
-        XCTAssertThrowsError(try MP4File.writeRotation(.ninety, toFileAt: path)) { error in
+        XCTAssertThrowsError(try MP4File.writeRotation(.degrees90, toFileAt: path)) { error in
             XCTAssertEqual(error as? MediaError, .noVideoTrack(path: path))
         }
         XCTAssertThrowsError(try MediaInspector.inspect(path: path))

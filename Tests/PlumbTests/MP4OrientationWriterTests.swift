@@ -6,10 +6,13 @@ import XCTest
 /// Recordings made by real pipelines (built with Plumb's GStreamer layer) with the writer's probe
 /// on mp4mux, read back by ffprobe, exiftool and Plumb.
 final class MP4OrientationWriterTests: XCTestCase {
-    /// mp4mux modes, and how many movie headers each pushes for a 30-frame recording.
+    /// mp4mux modes, and how many movie headers each pushes for a 30-frame recording to a seekable
+    /// sink: plain writes one at the end; fragmented writes one first and rewrites it in place at
+    /// EOS with the final duration; first-moov-then-finalise writes one first and the final one at the
+    /// end; robust rewrites it into reserved space every 100 ms.
     static let modes: [(name: String, properties: String, headers: ClosedRange<Int>)] = [
         ("plain", "", 1...1),
-        ("fragmented", "fragment-duration=200", 1...1),
+        ("fragmented", "fragment-duration=200", 2...2),
         ("first-moov-then-finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise", 2...2),
         ("robust", "reserved-max-duration=10000000000 reserved-moov-update-period=100000000", 2...100),
     ]
@@ -71,7 +74,7 @@ final class MP4OrientationWriterTests: XCTestCase {
                                    ("finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise")] {
             let path = dir.appendingPathComponent("\(mode)-cut.mp4").path
             let pipeline = try Pipeline.parse(description(path, muxer: properties, source: "is-live=true"))
-            let writer = MP4OrientationWriter(rotation: .twoSeventy)
+            let writer = MP4OrientationWriter(rotation: .degrees270)
             try writer.install(on: XCTUnwrap(pipeline.element(named: "mux")))
             try pipeline.setState(.playing)
             // Wait for a few fragments on disk, then stop without EOS: the muxer never finalises.
@@ -82,9 +85,9 @@ final class MP4OrientationWriterTests: XCTestCase {
             XCTAssertEqual(writer.statistics.headers, 1, "only the first header was pushed, \(mode)")
             let info = try MP4File.inspect(path: path)
             XCTAssertTrue(info.isFragmented, mode)
-            XCTAssertEqual(info.rotation, .twoSeventy, mode)
+            XCTAssertEqual(info.rotation, .degrees270, mode)
             XCTAssertEqual(try IndependentReaders.exiftool("Rotation", path), 270, "exiftool, \(mode)")
-            XCTAssertEqual(try IndependentReaders.ffprobeClockwise(path), .twoSeventy, "ffprobe, \(mode)")
+            XCTAssertEqual(try IndependentReaders.ffprobeClockwise(path), .degrees270, "ffprobe, \(mode)")
             XCTAssertGreaterThan(try IndependentReaders.ffprobePacketCount(path), 5, "playable, \(mode)")
         }
     }
@@ -95,7 +98,7 @@ final class MP4OrientationWriterTests: XCTestCase {
         let path = try makeTemporaryDirectory(self).appendingPathComponent("shared.mp4").path
         let pipeline = try Pipeline.parse(description(path, muxer: ""))
         let mux = try XCTUnwrap(pipeline.element(named: "mux"))
-        let writer = MP4OrientationWriter(rotation: .ninety)
+        let writer = MP4OrientationWriter(rotation: .degrees90)
         try writer.install(on: mux)
         try await playToEnd(pipeline)
         XCTAssertEqual(writer.statistics.headers, 1)
@@ -105,7 +108,7 @@ final class MP4OrientationWriterTests: XCTestCase {
 
     func testInstallingOnAnElementWithoutSrcPadIsAnError() throws {
         let sink = try Element(factory: "fakesink")
-        XCTAssertThrowsError(try MP4OrientationWriter(rotation: .ninety).install(on: sink)) { error in
+        XCTAssertThrowsError(try MP4OrientationWriter(rotation: .degrees90).install(on: sink)) { error in
             XCTAssertTrue("\(error)".contains("has no \"src\" pad"), "\(error)")
         }
     }

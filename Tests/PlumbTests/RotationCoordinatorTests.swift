@@ -14,14 +14,14 @@ final class RotationCoordinatorTests: XCTestCase {
     // The expected capture angle for device rotations 0, 90, 180, 270, written out per facing and mount.
     // back: mount + rotation; front: mount - rotation (see the Conventions).
     static let table: [(CameraFacing, RotationAngle, [Int])] = [
-        (.back, .zero, [0, 90, 180, 270]),
-        (.back, .ninety, [90, 180, 270, 0]),
-        (.back, .oneEighty, [180, 270, 0, 90]),
-        (.back, .twoSeventy, [270, 0, 90, 180]),
-        (.front, .zero, [0, 270, 180, 90]),
-        (.front, .ninety, [90, 0, 270, 180]),
-        (.front, .oneEighty, [180, 90, 0, 270]),
-        (.front, .twoSeventy, [270, 180, 90, 0]),
+        (.back, .degrees0, [0, 90, 180, 270]),
+        (.back, .degrees90, [90, 180, 270, 0]),
+        (.back, .degrees180, [180, 270, 0, 90]),
+        (.back, .degrees270, [270, 0, 90, 180]),
+        (.front, .degrees0, [0, 270, 180, 90]),
+        (.front, .degrees90, [90, 0, 270, 180]),
+        (.front, .degrees180, [180, 90, 0, 270]),
+        (.front, .degrees270, [270, 180, 90, 0]),
     ]
 
     func testConventionVectorsGiveTheDocumentedAngles() {
@@ -64,8 +64,8 @@ final class RotationCoordinatorTests: XCTestCase {
 
     func testFrontCameraSwapsNinetyAndTwoSeventy() {
         for rotation in RotationAngle.allCases {
-            let back = RotationCoordinator.captureAngle(deviceRotation: rotation, mount: .zero, facing: .back)
-            let front = RotationCoordinator.captureAngle(deviceRotation: rotation, mount: .zero, facing: .front)
+            let back = RotationCoordinator.captureAngle(deviceRotation: rotation, mount: .degrees0, facing: .back)
+            let front = RotationCoordinator.captureAngle(deviceRotation: rotation, mount: .degrees0, facing: .front)
             XCTAssertEqual(front, back.inverse)
         }
     }
@@ -75,25 +75,25 @@ final class RotationCoordinatorTests: XCTestCase {
         for facing in CameraFacing.allCases {
             for display in RotationAngle.allCases {
                 for rotation in RotationAngle.allCases {
-                    var c = RotationCoordinator(configuration: .init(mount: .ninety, facing: facing,
+                    var c = RotationCoordinator(configuration: .init(mount: .degrees90, facing: facing,
                                                                      displayRotation: display))
                     _ = c.update(with: .resting(rotation))
                     XCTAssertEqual(c.angles.preview + display, c.angles.capture)
                 }
             }
         }
-        var c = RotationCoordinator(configuration: .init(displayRotation: .ninety))
-        _ = c.update(with: .resting(.oneEighty))
-        XCTAssertEqual(c.angles, RotationAngles(capture: .oneEighty, preview: .ninety))
-        XCTAssertEqual(c.setDisplayRotation(.oneEighty), RotationAngles(capture: .oneEighty, preview: .zero))
-        XCTAssertNil(c.setDisplayRotation(.oneEighty), "an unchanged display rotation reports nothing")
+        var c = RotationCoordinator(configuration: .init(displayRotation: .degrees90))
+        _ = c.update(with: .resting(.degrees180))
+        XCTAssertEqual(c.angles, RotationAngles(capture: .degrees180, preview: .degrees90))
+        XCTAssertEqual(c.setDisplayRotation(.degrees180), RotationAngles(capture: .degrees180, preview: .degrees0))
+        XCTAssertNil(c.setDisplayRotation(.degrees180), "an unchanged display rotation reports nothing")
     }
 
     func testInitialAnglesBeforeAnySample() {
-        let c = RotationCoordinator(configuration: .init(mount: .twoSeventy), initialDeviceRotation: .zero)
-        XCTAssertEqual(c.angles, RotationAngles(capture: .twoSeventy, preview: .twoSeventy))
-        let d = RotationCoordinator(configuration: .init(facing: .front), initialDeviceRotation: .ninety)
-        XCTAssertEqual(d.angles.capture, .twoSeventy)
+        let c = RotationCoordinator(configuration: .init(mount: .degrees270), initialDeviceRotation: .degrees0)
+        XCTAssertEqual(c.angles, RotationAngles(capture: .degrees270, preview: .degrees270))
+        let d = RotationCoordinator(configuration: .init(facing: .front), initialDeviceRotation: .degrees90)
+        XCTAssertEqual(d.angles.capture, .degrees270)
     }
 
     func testHysteresisAroundFortyFive() {
@@ -103,20 +103,20 @@ final class RotationCoordinatorTests: XCTestCase {
         // Turning clockwise: the angle holds well past 45 and changes at 65.
         for degrees in [30.0, 44, 45, 46, 50, 60, 64.5] {
             XCTAssertNil(c.update(with: gravity(degrees)), "\(degrees)° must not change the angle yet")
-            XCTAssertEqual(c.angles.capture, .zero)
+            XCTAssertEqual(c.angles.capture, .degrees0)
         }
-        XCTAssertEqual(c.update(with: gravity(65.5)), RotationAngles(capture: .ninety, preview: .ninety))
+        XCTAssertEqual(c.update(with: gravity(65.5)), RotationAngles(capture: .degrees90, preview: .degrees90))
         // Turning back: holds until 25.
         for degrees in [60.0, 46, 45, 44, 30, 25.5] {
             XCTAssertNil(c.update(with: gravity(degrees)), "\(degrees)° must hold 90")
-            XCTAssertEqual(c.angles.capture, .ninety)
+            XCTAssertEqual(c.angles.capture, .degrees90)
         }
-        XCTAssertEqual(c.update(with: gravity(24.5))?.capture, .zero)
+        XCTAssertEqual(c.update(with: gravity(24.5))?.capture, .degrees0)
         // The same around 315 (between 270 and 0), going counter-clockwise.
         for degrees in [350.0, 320, 315, 296] {
             XCTAssertNil(c.update(with: gravity(degrees)))
         }
-        XCTAssertEqual(c.update(with: gravity(294))?.capture, .twoSeventy)
+        XCTAssertEqual(c.update(with: gravity(294))?.capture, .degrees270)
     }
 
     func testDeviceHeldNearFortyFiveDoesNotFlap() {
@@ -129,7 +129,7 @@ final class RotationCoordinatorTests: XCTestCase {
             if c.update(with: gravity(degrees, tilt: Double(i % 30))) != nil { changes += 1 }
         }
         XCTAssertEqual(changes, 0)
-        XCTAssertEqual(c.angles.capture, .zero)
+        XCTAssertEqual(c.angles.capture, .degrees0)
         // Without hysteresis the same jitter flaps: the margin is what holds it.
         var loose = RotationCoordinator(configuration: .init(hysteresis: 0))
         _ = loose.update(with: gravity(10))
@@ -141,8 +141,8 @@ final class RotationCoordinatorTests: XCTestCase {
     }
 
     func testFlatDeviceKeepsTheLastAngle() {
-        var c = RotationCoordinator(configuration: .init(mount: .ninety))
-        XCTAssertEqual(c.update(with: .resting(.twoSeventy))?.capture, .zero)
+        var c = RotationCoordinator(configuration: .init(mount: .degrees90))
+        XCTAssertEqual(c.update(with: .resting(.degrees270))?.capture, .degrees0)
         let flat: [AccelerometerSample] = [
             .lyingFlat(),
             AccelerometerSample(time: .zero, x: 0, y: 0, z: -9.81),  // face down
@@ -152,39 +152,39 @@ final class RotationCoordinatorTests: XCTestCase {
         ]
         for sample in flat {
             XCTAssertNil(c.update(with: sample), "flat: \(sample)")
-            XCTAssertEqual(c.angles.capture, .zero)
-            XCTAssertEqual(c.deviceRotation, .twoSeventy)
+            XCTAssertEqual(c.angles.capture, .degrees0)
+            XCTAssertEqual(c.deviceRotation, .degrees270)
         }
         // Lifting it again (tilt 60°, under the 65° limit) reads the new rotation.
-        XCTAssertEqual(c.update(with: gravity(180, tilt: 60))?.capture, .twoSeventy)
+        XCTAssertEqual(c.update(with: gravity(180, tilt: 60))?.capture, .degrees270)
         // The first reading of a flat device leaves the assumed rotation.
-        var fresh = RotationCoordinator(initialDeviceRotation: .ninety)
+        var fresh = RotationCoordinator(initialDeviceRotation: .degrees90)
         XCTAssertNil(fresh.update(with: .lyingFlat()))
-        XCTAssertEqual(fresh.deviceRotation, .ninety)
+        XCTAssertEqual(fresh.deviceRotation, .degrees90)
     }
 
     func testDebounceAdoptsOnlyARotationThatPersists() {
         var c = RotationCoordinator(configuration: .init(debounce: .milliseconds(100)))
-        XCTAssertEqual(c.update(with: gravity(90, time: .zero))?.capture, .ninety, "the first reading is immediate")
+        XCTAssertEqual(c.update(with: gravity(90, time: .zero))?.capture, .degrees90, "the first reading is immediate")
         XCTAssertNil(c.update(with: gravity(0, time: .milliseconds(10))))
-        XCTAssertEqual(c.pendingRotation, .zero)
+        XCTAssertEqual(c.pendingRotation, .degrees0)
         XCTAssertEqual(c.pendingDeadline, .milliseconds(110))
         XCTAssertNil(c.update(with: gravity(0, time: .milliseconds(60))))
         XCTAssertNil(c.update(with: gravity(90, time: .milliseconds(70))), "back to 90 cancels the pending 0")
         XCTAssertNil(c.pendingRotation)
         XCTAssertNil(c.update(with: gravity(180, time: .milliseconds(80))))
         XCTAssertNil(c.update(with: gravity(180, time: .milliseconds(179))))
-        XCTAssertEqual(c.update(with: gravity(180, time: .milliseconds(180)))?.capture, .oneEighty)
+        XCTAssertEqual(c.update(with: gravity(180, time: .milliseconds(180)))?.capture, .degrees180)
         // With no further sample, advance(to:) adopts at the deadline and not before.
         XCTAssertNil(c.update(with: gravity(270, time: .milliseconds(200))))
         XCTAssertNil(c.advance(to: .milliseconds(299)))
-        XCTAssertEqual(c.advance(to: .milliseconds(300))?.capture, .twoSeventy)
+        XCTAssertEqual(c.advance(to: .milliseconds(300))?.capture, .degrees270)
         XCTAssertNil(c.advance(to: .milliseconds(900)))
         // A flat reading forgets a pending rotation.
         XCTAssertNil(c.update(with: gravity(0, time: .milliseconds(1000))))
         XCTAssertNil(c.update(with: .lyingFlat(time: .milliseconds(1010))))
         XCTAssertNil(c.advance(to: .milliseconds(2000)))
-        XCTAssertEqual(c.angles.capture, .twoSeventy)
+        XCTAssertEqual(c.angles.capture, .degrees270)
     }
 
     /// 20 device rotations, each different from the one before, 50 ms apart (the last at 950 ms).
@@ -219,17 +219,17 @@ final class RotationCoordinatorTests: XCTestCase {
     }
 
     func testRotationAngleArithmeticAndParsing() {
-        XCTAssertEqual(RotationAngle(degrees: -90), .twoSeventy)
-        XCTAssertEqual(RotationAngle(degrees: 450), .ninety)
+        XCTAssertEqual(RotationAngle(degrees: -90), .degrees270)
+        XCTAssertEqual(RotationAngle(degrees: 450), .degrees90)
         XCTAssertNil(RotationAngle(degrees: 45))
-        XCTAssertEqual(RotationAngle("180"), .oneEighty)
+        XCTAssertEqual(RotationAngle("180"), .degrees180)
         XCTAssertNil(RotationAngle("ninety"))
-        XCTAssertEqual(RotationAngle.ninety + .twoSeventy, .zero)
-        XCTAssertEqual(RotationAngle.ninety - .oneEighty, .twoSeventy)
-        XCTAssertEqual(RotationAngle(nearest: 44.9), .zero)
-        XCTAssertEqual(RotationAngle(nearest: 315.1), .zero)
-        XCTAssertEqual(RotationAngle(nearest: -100), .twoSeventy)
-        XCTAssertTrue(RotationAngle.ninety.swapsDimensions)
-        XCTAssertFalse(RotationAngle.oneEighty.swapsDimensions)
+        XCTAssertEqual(RotationAngle.degrees90 + .degrees270, .degrees0)
+        XCTAssertEqual(RotationAngle.degrees90 - .degrees180, .degrees270)
+        XCTAssertEqual(RotationAngle(nearest: 44.9), .degrees0)
+        XCTAssertEqual(RotationAngle(nearest: 315.1), .degrees0)
+        XCTAssertEqual(RotationAngle(nearest: -100), .degrees270)
+        XCTAssertTrue(RotationAngle.degrees90.swapsDimensions)
+        XCTAssertFalse(RotationAngle.degrees180.swapsDimensions)
     }
 }

@@ -18,28 +18,28 @@ final class RotationObserverTests: XCTestCase {
     }
 
     func testInitialAnglesAreReadableBeforeObserving() async {
-        let observer = RotationObserver(accelerometer: FixedAccelerometer(.oneEighty),
-                                        configuration: .init(mount: .ninety, displayRotation: .ninety),
-                                        initialDeviceRotation: .zero)
+        let observer = RotationObserver(accelerometer: FixedAccelerometer(.degrees180),
+                                        configuration: .init(mount: .degrees90, displayRotation: .degrees90),
+                                        initialDeviceRotation: .degrees0)
         // Before start: the assumed upright device plus the mount.
-        XCTAssertEqual(observer.angles, RotationAngles(capture: .ninety, preview: .zero))
+        XCTAssertEqual(observer.angles, RotationAngles(capture: .degrees90, preview: .degrees0))
         XCTAssertEqual(observer.sensorStatus, .waiting)
         let previews = Recorder(observer.previewAngles)
         observer.start()
         var iterator = observer.captureAngles.makeAsyncIterator()
         let first = await iterator.next()
-        XCTAssertEqual(first, .twoSeventy, "180 + mount 90")
+        XCTAssertEqual(first, .degrees270, "180 + mount 90")
         await observer.waitForSourceEnd()
-        XCTAssertEqual(observer.captureAngle, .twoSeventy)
+        XCTAssertEqual(observer.captureAngle, .degrees270)
         XCTAssertEqual(observer.sensorStatus, .ended)
-        let ok = await previews.wait { $0 == [.oneEighty] }
+        let ok = await previews.wait { $0 == [.degrees180] }
         XCTAssertTrue(ok, "\(previews.all)")
-        observer.setDisplayRotation(.oneEighty)
-        XCTAssertEqual(observer.previewAngle, .ninety)
+        observer.setDisplayRotation(.degrees180)
+        XCTAssertEqual(observer.previewAngle, .degrees90)
         observer.stop()
         let finished = await previews.wait { _ in previews.isFinished }
         XCTAssertTrue(finished, "stop() finishes the streams")
-        XCTAssertEqual(previews.all, [.oneEighty, .ninety], "display changes publish the preview only")
+        XCTAssertEqual(previews.all, [.degrees180, .degrees90], "display changes publish the preview only")
     }
 
     func testReplayedStormSettlesOnTheFinalAngleForALateConsumer() async throws {
@@ -48,7 +48,7 @@ final class RotationObserverTests: XCTestCase {
         for debounce in [Duration.zero, .milliseconds(100)] {
             let observer = RotationObserver(accelerometer: try ReplayAccelerometer(input: .file(path)),
                                             configuration: .init(debounce: debounce))
-            XCTAssertEqual(observer.captureAngle, .zero)
+            XCTAssertEqual(observer.captureAngle, .degrees0)
             observer.start()
             await observer.waitForSourceEnd()
             // bufferingNewest(1): a consumer that was busy during the storm gets exactly the latest angle.
@@ -92,12 +92,12 @@ final class RotationObserverTests: XCTestCase {
 
     func testDebounceCompletesOnATimerWhenNoFurtherSampleArrives() async throws {
         // An event-driven source (like iio-sensor-proxy): one change, then silence, stream still open.
-        let source = ScriptedAccelerometer([.available("script"), .sample(.resting(.zero, time: .zero)),
-                                            .sample(.resting(.ninety, time: .milliseconds(10)))])
+        let source = ScriptedAccelerometer([.available("script"), .sample(.resting(.degrees0, time: .zero)),
+                                            .sample(.resting(.degrees90, time: .milliseconds(10)))])
         let observer = RotationObserver(accelerometer: source, configuration: .init(debounce: .milliseconds(150)))
         let seen = Recorder(observer.captureAngles)
         observer.start()
-        let ok = await seen.wait { $0 == [.ninety] }
+        let ok = await seen.wait { $0 == [.degrees90] }
         XCTAssertTrue(ok, "the pending 90 is adopted by the timer: \(seen.all)")
         XCTAssertEqual(observer.sensorStatus, .available("script"), "the source is still open")
         observer.stop()

@@ -5,10 +5,10 @@ import XCTest
 /// iio-sensor-proxy through a real dbus-daemon and a fake service written with GDBus.
 final class SensorProxyAccelerometerTests: XCTestCase {
     func testOrientationNamesMapOntoTheConventionAngles() {
-        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "normal").get(), .zero)
-        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "left-up").get(), .ninety)
-        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "bottom-up").get(), .oneEighty)
-        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "right-up").get(), .twoSeventy)
+        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "normal").get(), .degrees0)
+        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "left-up").get(), .degrees90)
+        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "bottom-up").get(), .degrees180)
+        XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "right-up").get(), .degrees270)
         XCTAssertEqual(try SensorProxyAccelerometer.deviceRotation(forOrientation: "undefined").get(), nil)
         XCTAssertThrowsError(try SensorProxyAccelerometer.deviceRotation(forOrientation: "sideways").get())
     }
@@ -17,18 +17,18 @@ final class SensorProxyAccelerometerTests: XCTestCase {
         let bus = try PrivateBus(self)
         let fake = try FakeSensorProxy(address: bus.address, orientation: "normal")
         let observer = RotationObserver(accelerometer: SensorProxyAccelerometer(bus: .address(bus.address)),
-                                        configuration: .init(mount: .zero, facing: .back))
+                                        configuration: .init(mount: .degrees0, facing: .back))
         observer.start()
         var ok = await waitUntil { if case .available = observer.sensorStatus { return true } else { return false } }
         XCTAssertTrue(ok, "\(observer.sensorStatus)")
         ok = await waitUntil { observer.counters.samples == 1 }
         XCTAssertTrue(ok)
         XCTAssertEqual(fake.claims.withLock { $0.count }, 1, "ClaimAccelerometer once")
-        XCTAssertEqual(observer.captureAngle, .zero)
+        XCTAssertEqual(observer.captureAngle, .degrees0)
 
         // Every orientation, in the documented mapping.
-        for (orientation, angle) in [("left-up", RotationAngle.ninety), ("bottom-up", .oneEighty),
-                                     ("right-up", .twoSeventy), ("normal", .zero), ("bottom-up", .oneEighty)] {
+        for (orientation, angle) in [("left-up", RotationAngle.degrees90), ("bottom-up", .degrees180),
+                                     ("right-up", .degrees270), ("normal", .degrees0), ("bottom-up", .degrees180)] {
             fake.setOrientation(orientation)
             ok = await waitUntil { observer.captureAngle == angle }
             XCTAssertTrue(ok, "\(orientation) -> \(angle), got \(observer.captureAngle)")
@@ -39,7 +39,7 @@ final class SensorProxyAccelerometerTests: XCTestCase {
         fake.setOrientation("sideways")
         ok = await waitUntil { observer.counters.samples == samples + 1 && observer.counters.dropped == 1 }
         XCTAssertTrue(ok, "\(observer.counters)")
-        XCTAssertEqual(observer.captureAngle, .oneEighty)
+        XCTAssertEqual(observer.captureAngle, .degrees180)
 
         // The proxy loses its sensor, then finds it again.
         fake.setHasAccelerometer(false)
@@ -53,15 +53,15 @@ final class SensorProxyAccelerometerTests: XCTestCase {
         fake.leaveBus()
         ok = await waitUntil { observer.sensorStatus == .unavailable("iio-sensor-proxy left the bus") }
         XCTAssertTrue(ok, "\(observer.sensorStatus)")
-        XCTAssertEqual(observer.captureAngle, .oneEighty)
+        XCTAssertEqual(observer.captureAngle, .degrees180)
         // Signals from a service that is not the name's owner are ignored.
         fake.setOrientation("left-up")
         try await Task.sleep(for: .milliseconds(100))
-        XCTAssertEqual(observer.captureAngle, .oneEighty)
+        XCTAssertEqual(observer.captureAngle, .degrees180)
 
         // It comes back: claimed again and read at once.
         fake.joinBus()
-        ok = await waitUntil { fake.claims.withLock { $0.count } == 2 && observer.captureAngle == .ninety }
+        ok = await waitUntil { fake.claims.withLock { $0.count } == 2 && observer.captureAngle == .degrees90 }
         XCTAssertTrue(ok, "claims \(fake.claims.withLock { $0 }), angle \(observer.captureAngle)")
 
         // Stopping releases the claim.

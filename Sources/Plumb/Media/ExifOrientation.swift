@@ -21,9 +21,9 @@ public enum ExifOrientation: Int, Sendable, CaseIterable, CustomStringConvertibl
     /// The orientation for a clockwise rotation: 0 -> 1, 90 -> 6, 180 -> 3, 270 -> 8.
     public init(rotation: RotationAngle) {
         switch rotation {
-        case .ninety: self = .rotate90
-        case .oneEighty: self = .rotate180
-        case .twoSeventy: self = .rotate270
+        case .degrees90: self = .rotate90
+        case .degrees180: self = .rotate180
+        case .degrees270: self = .rotate270
         default: self = .normal
         }
     }
@@ -31,10 +31,10 @@ public enum ExifOrientation: Int, Sendable, CaseIterable, CustomStringConvertibl
     /// The clockwise rotation, or nil for the mirrored orientations.
     public var rotation: RotationAngle? {
         switch self {
-        case .normal: return .zero
-        case .rotate90: return .ninety
-        case .rotate180: return .oneEighty
-        case .rotate270: return .twoSeventy
+        case .normal: return .degrees0
+        case .rotate90: return .degrees90
+        case .rotate180: return .degrees180
+        case .rotate270: return .degrees270
         default: return nil
         }
     }

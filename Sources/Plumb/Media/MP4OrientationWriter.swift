@@ -7,9 +7,10 @@ import Synchronization
 /// installs a buffer probe on the muxer's src pad that rewrites the video
 /// track's `tkhd` matrix in every movie header the muxer pushes. The muxer
 /// serialises each `moov` into one buffer, wherever it goes: after the media in a
-/// plain file, first in a fragmented one, first and again at the end with
-/// `fragment-mode=first-moov-then-finalise` (which seeks back and rewrites the
-/// start as `free` + `mdat`), and repeatedly into reserved space in robust mode.
+/// plain file; first in a fragmented one, and again in place at EOS with the final
+/// duration (after a seek back, when downstream can seek); first and again at the
+/// end with `fragment-mode=first-moov-then-finalise` (which seeks back and rewrites
+/// the start as `free` + `mdat`); repeatedly into reserved space in robust mode.
 /// Every such buffer starts with the top-level boxes, so it is recognised by its
 /// content and patched wherever the preceding segment event puts it: no offset
 /// bookkeeping is needed, and the other buffers (media data, the `mdat` size
@@ -48,7 +49,13 @@ public final class MP4OrientationWriter: Sendable {
             throw GStreamerError(message: "\(muxer.name) has no \"src\" pad: it is not a muxer Plumb can orient",
                                  source: muxer.path)
         }
-        return pad.addProbe(.buffer) { [self] info in
+        return install(on: pad)
+    }
+
+    /// Installs the probe on a muxer's src pad; returns the probe id.
+    @discardableResult
+    public func install(on muxerSource: Pad) -> UInt {
+        muxerSource.addProbe(.buffer) { [self] info in
             handle(info)
             return .ok
         }

@@ -50,7 +50,7 @@ public enum MediaInspector {
         switch kind {
         case .jpeg:
             let exif = try JPEGExifReader.orientation(ofFileAt: path)
-            return MediaOrientation(container: .jpeg, rotation: exif.map(\.rotation) ?? .zero,
+            return MediaOrientation(container: .jpeg, rotation: exif.map(\.rotation) ?? .degrees0,
                                     exifOrientation: exif, matrix: nil, isFragmented: false, size: nil)
         case .mp4:
             let info = try MP4File.inspect(path: path)

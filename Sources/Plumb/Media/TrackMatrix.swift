@@ -16,7 +16,7 @@ public struct TrackMatrix: Sendable, Equatable, CustomStringConvertible {
     static let one16: Int32 = 0x0001_0000
     static let one30: Int32 = 0x4000_0000
 
-    public static let identity = TrackMatrix(rotation: .zero)
+    public static let identity = TrackMatrix(rotation: .degrees0)
 
     public init(values: [Int32]) {
         precondition(values.count == 9, "a track matrix has nine values")
@@ -27,9 +27,9 @@ public struct TrackMatrix: Sendable, Equatable, CustomStringConvertible {
     public init(rotation: RotationAngle) {
         let (cos, sin): (Int32, Int32)
         switch rotation {
-        case .ninety: (cos, sin) = (0, 1)
-        case .oneEighty: (cos, sin) = (-1, 0)
-        case .twoSeventy: (cos, sin) = (0, -1)
+        case .degrees90: (cos, sin) = (0, 1)
+        case .degrees180: (cos, sin) = (-1, 0)
+        case .degrees270: (cos, sin) = (0, -1)
         default: (cos, sin) = (1, 0)
         }
         let one = Self.one16

@@ -41,9 +41,9 @@ public struct AccelerometerSample: Sendable, Equatable, CustomStringConvertible 
     public static func resting(_ deviceRotation: RotationAngle, time: Duration = .zero) -> AccelerometerSample {
         let g = standardGravity
         switch deviceRotation {
-        case .ninety: return AccelerometerSample(time: time, x: -g, y: 0, z: 0)
-        case .oneEighty: return AccelerometerSample(time: time, x: 0, y: -g, z: 0)
-        case .twoSeventy: return AccelerometerSample(time: time, x: g, y: 0, z: 0)
+        case .degrees90: return AccelerometerSample(time: time, x: -g, y: 0, z: 0)
+        case .degrees180: return AccelerometerSample(time: time, x: 0, y: -g, z: 0)
+        case .degrees270: return AccelerometerSample(time: time, x: g, y: 0, z: 0)
         default: return AccelerometerSample(time: time, x: 0, y: g, z: 0)
         }
     }

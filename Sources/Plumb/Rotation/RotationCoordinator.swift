@@ -13,7 +13,7 @@ public struct RotationAngles: Sendable, Equatable, CustomStringConvertible {
         self.preview = preview
     }
 
-    public var description: String { "capture \(capture)°, preview \(preview)°" }
+    public var description: String { "capture \(capture), preview \(preview)" }
 }
 
 /// Turns gravity into angles: pure, no clock and no I/O.
@@ -54,8 +54,8 @@ public struct RotationCoordinator: Sendable {
         public static let defaultHysteresis = 20.0
         public static let defaultFlatTilt = 65.0
 
-        public init(mount: RotationAngle = .zero, facing: CameraFacing = .back,
-                    displayRotation: RotationAngle = .zero,
+        public init(mount: RotationAngle = .degrees0, facing: CameraFacing = .back,
+                    displayRotation: RotationAngle = .degrees0,
                     hysteresis: Double = Configuration.defaultHysteresis,
                     flatTilt: Double = Configuration.defaultFlatTilt,
                     debounce: Duration = .zero) {
@@ -77,7 +77,7 @@ public struct RotationCoordinator: Sendable {
     private var hasReading = false
 
     /// `initialDeviceRotation` is assumed until the first sample: upright by default.
-    public init(configuration: Configuration = Configuration(), initialDeviceRotation: RotationAngle = .zero) {
+    public init(configuration: Configuration = Configuration(), initialDeviceRotation: RotationAngle = .degrees0) {
         self.configuration = configuration
         self.deviceRotation = initialDeviceRotation
     }

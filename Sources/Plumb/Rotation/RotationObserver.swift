@@ -86,7 +86,7 @@ public final class RotationObserver: Sendable {
 
     public init(accelerometer: any Accelerometer,
                 configuration: RotationCoordinator.Configuration = .init(),
-                initialDeviceRotation: RotationAngle = .zero) {
+                initialDeviceRotation: RotationAngle = .degrees0) {
         self.accelerometer = accelerometer
         state = Mutex(State(coordinator: RotationCoordinator(configuration: configuration,
                                                              initialDeviceRotation: initialDeviceRotation)))

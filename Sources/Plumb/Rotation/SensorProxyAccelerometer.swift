@@ -45,10 +45,10 @@ public struct SensorProxyAccelerometer: Accelerometer {
     /// `.failure` for a value iio-sensor-proxy does not define.
     public static func deviceRotation(forOrientation orientation: String) -> Result<RotationAngle?, MalformedSample> {
         switch orientation {
-        case "normal": return .success(.zero)
-        case "left-up": return .success(.ninety)
-        case "bottom-up": return .success(.oneEighty)
-        case "right-up": return .success(.twoSeventy)
+        case "normal": return .success(.degrees0)
+        case "left-up": return .success(.degrees90)
+        case "bottom-up": return .success(.degrees180)
+        case "right-up": return .success(.degrees270)
         case "undefined", "": return .success(nil)
         default: return .failure(.nonNumeric(orientation))
         }
