@@ -84,6 +84,8 @@ final class RotationObserverTests: XCTestCase {
         // Consecutive published angles always differ: only changes are published.
         for (a, b) in zip(seen.all, seen.all.dropFirst()) { XCTAssertNotEqual(a, b) }
         // The reports carry the angles in the order the coordinator adopted them, ending on the final one.
+        let ended = await reports.wait { $0.last == .ended }
+        XCTAssertTrue(ended)
         let adopted = reports.all.compactMap { if case .angles(let a) = $0 { return a.capture } else { return nil } }
         XCTAssertEqual(adopted.last, final)
         XCTAssertEqual(reports.all.last, .ended)
