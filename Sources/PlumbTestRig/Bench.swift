@@ -1,0 +1,74 @@
+import Foundation
+import Plumb
+
+/// `plumb-testrig bench`: the capture latencies, printed as numbers.
+///
+/// - still latency: `takePhoto()` called -> JPEG bytes returned, on a running session
+///   whose photo branch is attached (the first, cold photo is reported apart);
+/// - recording start latency: `startRecording()` called -> the first frame (a keyframe)
+///   reaches the muxer, plus where that frame lies on the pipeline clock relative to the
+///   request (negative: captured just before the request, still in flight).
+/// A preview branch runs throughout; its largest gap between frames is reported too.
+enum Bench {
+    static func run(size: VideoSize, fps: Int, photos: Int, recordings: Int, folder: URL) async throws {
+        let rate = FrameRate(fps)
+        let session = try await CaptureSession.open(.testPattern(), size: size, rate: rate)
+        let preview = PreviewOutput()
+        try await session.attach(preview)
+
+        var clock = ContinuousClock.now
+        _ = try await session.takePhoto()
+        let coldPhoto = ms(ContinuousClock.now - clock)
+
+        var still: [Double] = []
+        for _ in 0..<photos {
+            clock = ContinuousClock.now
+            _ = try await session.takePhoto()
+            still.append(ms(ContinuousClock.now - clock))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))  // vary the frame phase
+        }
+
+        var start: [Double] = []
+        var offset: [Double] = []
+        for i in 0..<recordings {
+            let url = folder.appendingPathComponent("bench-\(i).mp4")
+            let before = Date()
+            let recording = try await session.startRecording(to: url)
+            let first = try await recording.firstFrameTime()
+            if let written = recording.output.firstFrameWrittenAt {
+                start.append(written.timeIntervalSince(before) * 1000)
+            }
+            if let request = recording.requestTime {
+                offset.append(Double(Int64(first) - Int64(request)) / 1e6)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            _ = try await recording.stop()
+            try? FileManager.default.removeItem(at: url)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))
+        }
+        let frames = preview.stats
+        await session.close()
+
+        print("capture latency on the test pattern, \(size) at \(fps) fps (frame interval \(fmt(1000 / Double(fps))) ms)")
+        print("  still (takePhoto -> JPEG bytes), first photo incl. attaching the branch: \(fmt(coldPhoto)) ms")
+        report("  still (takePhoto -> JPEG bytes), n=\(still.count)", still)
+        report("  recording start (startRecording -> first keyframe into mp4mux), n=\(start.count)", start)
+        report("  first recorded frame's time minus the request's (pipeline clock)", offset)
+        print("  preview while all this ran: \(frames.count) frames, largest arrival gap "
+              + "\(fmt(Double(frames.largestArrivalGap) / 1e6)) ms, largest timestamp gap "
+              + "\(fmt(Double(frames.largestTimestampGap) / 1e6)) ms")
+    }
+
+    private static func ms(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    private static func report(_ label: String, _ values: [Double]) {
+        guard !values.isEmpty else { return print("\(label): no samples") }
+        let s = values.sorted()
+        func q(_ p: Double) -> Double { s[min(s.count - 1, Int((Double(s.count - 1) * p).rounded()))] }
+        print("\(label): min \(fmt(s.first!)) / median \(fmt(q(0.5))) / p90 \(fmt(q(0.9))) / max \(fmt(s.last!)) ms")
+    }
+}
