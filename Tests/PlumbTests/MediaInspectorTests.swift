@@ -24,7 +24,7 @@ final class MediaInspectorTests: XCTestCase {
         let text = dir.appendingPathComponent("notes.txt").path
         try "hello, this is not a movie".write(toFile: text, atomically: true, encoding: .utf8)
         let empty = dir.appendingPathComponent("empty.mp4").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
         let cut = dir.appendingPathComponent("cut.mp4").path
         // A plain recording cut before its moov: ftyp and the start of an mdat.
         try Data([0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 0, 0] + [0, 0, 0, 0] + Array("mdat".utf8))

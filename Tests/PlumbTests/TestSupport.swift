@@ -53,25 +53,3 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async 
     }
     return condition()
 }
-
-/// Runs a command and returns its standard output; fails the test with its standard error on a non-zero exit.
-@discardableResult
-func runTool(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)")
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Read before waiting so a large output cannot fill the pipe and block the child.
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: output, as: UTF8.self)
-    if process.terminationStatus != 0 {
-        XCTFail("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
-            + String(decoding: errors, as: UTF8.self), file: file, line: line)
-    }
-    return text
-}

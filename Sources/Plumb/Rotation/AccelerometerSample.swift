@@ -101,10 +101,3 @@ extension Duration {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
-
-extension Double {
-    var formatted2: String {
-        let scaled = (self * 100).rounded() / 100
-        return "\(scaled)"
-    }
-}
