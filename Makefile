@@ -16,7 +16,8 @@ DEB_PACKAGES = \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav \
 	libgstrtspserver-1.0-dev gstreamer1.0-rtsp libsoup-3.0-dev \
-	ffmpeg libimage-exiftool-perl
+	ffmpeg libimage-exiftool-perl \
+	libglib2.0-dev dbus-daemon
 
 .PHONY: all deps build test run bench install uninstall clean
 

@@ -35,13 +35,15 @@ let package = Package(
         .target(name: "CSoupShim", dependencies: ["CSoup"]),
         // The Swift HTTP server over libsoup, run on a GStreamer-layer MainContext.
         .target(name: "Soup", dependencies: ["CSoup", "CSoupShim", "GStreamer"]),
-        .target(name: "Plumb", dependencies: ["GStreamer", "Soup"]),
+        // GIO's GDBus, for iio-sensor-proxy; the API Plumb uses needs no C shim (typed callbacks only).
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .target(name: "Plumb", dependencies: ["GStreamer", "Soup", "CGio"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
         .executableTarget(name: "PlumbTestRig", dependencies: ["Plumb"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),
-        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "Soup", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "Soup", "CGio", "PlumbTestSupport"]),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "PlumbTestSupport"]),
         // Runs the built `plumb` binary, as a user would.
         .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport"]),

@@ -8,9 +8,9 @@ public struct MovieOptions: Sendable {
     public var keyframeInterval: Int?
     /// Target bitrate in kbit/s; nil leaves the encoder's default.
     public var bitrate: Int?
-    /// Writes the rotation into the MP4 track matrix; nil leaves it identity
-    /// (mp4mux before GStreamer 1.26 ignores the orientation tag).
-    public var matrixWriter: (any TrackMatrixWriter)?
+    /// Writes the rotation into the MP4 track matrix (mp4mux before GStreamer 1.26 ignores
+    /// the orientation tag); nil leaves it identity.
+    public var matrixWriter: (any TrackMatrixWriter)? = MP4TrackMatrixWriter()
     /// Whether an encoder element is installed; tests replace it to exercise the fallback.
     public var isAvailable: @Sendable (String) -> Bool = { Gst.hasElement($0) }
 

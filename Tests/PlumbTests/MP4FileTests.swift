@@ -1,0 +1,81 @@
+import Foundation
+import Plumb
+import XCTest
+
+/// Plumb's MP4 reader and patcher on real files from mp4mux and ffmpeg, checked against ffprobe and exiftool.
+final class MP4FileTests: XCTestCase {
+    /// The mp4mux modes Plumb records in.
+    static let modes: [(name: String, properties: String, fragmented: Bool)] = [
+        ("plain", "", false),
+        ("fragmented", "fragment-duration=200", true),
+        ("first-moov-then-finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise", false),
+    ]
+
+    static func record(_ path: String, muxer properties: String, frames: Int = 30) throws {
+        try IndependentReaders.gstLaunch("videotestsrc num-buffers=\(frames) ! video/x-raw,width=320,height=240 "
+            + "! x264enc speed-preset=ultrafast ! h264parse ! mp4mux \(properties) ! filesink location=\(path)")
+    }
+
+    private func check(_ path: String, reads angle: RotationAngle, fragmented: Bool? = nil, version: UInt8? = nil,
+                       _ label: String, line: UInt = #line) throws {
+        let plumb = try MediaInspector.inspect(path: path)
+        XCTAssertEqual(plumb.container, .mp4, label, line: line)
+        XCTAssertEqual(plumb.rotation, angle, "Plumb, \(label)", line: line)
+        XCTAssertEqual(plumb.matrix, TrackMatrix(rotation: angle), label, line: line)
+        XCTAssertEqual(try IndependentReaders.exiftool("Rotation", path), angle.degrees, "exiftool, \(label)", line: line)
+        XCTAssertEqual(try IndependentReaders.ffprobeClockwise(path), angle, "ffprobe, \(label)", line: line)
+        XCTAssertEqual(try IndependentReaders.ffprobePacketCount(path), 30, "still playable, \(label)", line: line)
+        let info = try MP4File.inspect(path: path)
+        if let fragmented { XCTAssertEqual(info.isFragmented, fragmented, label, line: line) }
+        if let version { XCTAssertEqual(info.videoTrack?.headerVersion, version, label, line: line) }
+    }
+
+    func testPatchedRecordingsAgreeWithFfprobeAndExiftoolInEveryMode() throws {
+        let dir = try makeTemporaryDirectory(self)
+        for mode in Self.modes {
+            let base = dir.appendingPathComponent("\(mode.name).mp4").path
+            try Self.record(base, muxer: mode.properties)
+            try check(base, reads: .degrees0, fragmented: mode.fragmented, version: 0, "\(mode.name) as muxed")
+            for angle in RotationAngle.allCases {
+                let path = dir.appendingPathComponent("\(mode.name)-\(angle.degrees).mp4").path
+                try FileManager.default.copyItem(atPath: base, toPath: path)
+                let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                XCTAssertEqual(try MP4File.writeRotation(angle, toFileAt: path), 1)
+                XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size)
+                try check(path, reads: angle, fragmented: mode.fragmented, "\(mode.name) at \(angle)")
+            }
+        }
+    }
+
+    func testVersion1TrackHeadersFromAnotherMuxer() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let source = dir.appendingPathComponent("source.mp4").path
+        try Self.record(source, muxer: "")
+        // ffmpeg writes 64-bit (version 1) headers when the duration needs them, and always for ISM.
+        let variants: [(String, [String], Bool)] = [
+            ("long-timescale.mp4", ["-movie_timescale", "2147483647"], false),
+            ("smooth.ismv", ["-f", "ismv"], true),
+        ]
+        for (name, options, fragmented) in variants {
+            let base = dir.appendingPathComponent(name).path
+            try runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-c", "copy"] + options + [base])
+            try check(base, reads: .degrees0, fragmented: fragmented, version: 1, "\(name) as muxed")
+            for angle in RotationAngle.allCases {
+                let path = dir.appendingPathComponent("\(angle.degrees)-\(name)").path
+                try FileManager.default.copyItem(atPath: base, toPath: path)
+                XCTAssertEqual(try MP4File.writeRotation(angle, toFileAt: path), 1)
+                try check(path, reads: angle, fragmented: fragmented, version: 1, "\(name) at \(angle)")
+            }
+        }
+    }
+
+    func testAnAudioOnlyFileHasNothingToOrient() throws {
+        let path = try makeTemporaryDirectory(self).appendingPathComponent("audio.mp4").path
+        try IndependentReaders.gstLaunch("audiotestsrc num-buffers=10 ! avenc_aac ! aacparse ! mp4mux ! filesink location=\(path)")
+        XCTAssertEqual(try MP4File.inspect(path: path).tracks.map(\.handler), ["soun"])
+        XCTAssertThrowsError(try MP4File.writeRotation(.degrees90, toFileAt: path)) { error in
+            XCTAssertEqual(error as? MediaError, .noVideoTrack(path: path))
+        }
+        XCTAssertThrowsError(try MediaInspector.inspect(path: path))
+    }
+}
