@@ -6,7 +6,7 @@ enum PlumbMain {
     static let version = "0.1.0"
 
     static var commands: [any Command.Type] { [
-        CheckCommand.self, RunCommand.self, DevicesCommand.self,
+        CheckCommand.self, RunCommand.self, DevicesCommand.self, RotationCommand.self, InspectCommand.self,
     ] }
 
     static var help: String {

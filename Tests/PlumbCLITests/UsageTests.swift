@@ -7,7 +7,7 @@ final class UsageTests: XCTestCase {
     func testHelpOnEveryCommand() throws {
         let top = try PlumbProcess.plumb("--help")
         XCTAssertEqual(top.code, 0)
-        let commands = ["check", "run", "devices"]
+        let commands = ["check", "run", "devices", "rotation", "inspect"]
         for command in commands {
             XCTAssertTrue(top.stdout.contains("  \(command)"), "top-level help lists \(command)")
             let r = try PlumbProcess.plumb(command, "--help")
