@@ -3,10 +3,14 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 PREFIX ?= /usr/local
+# The config lives in /etc whatever the prefix; the unit goes where systemd looks for the
+# prefix's units (/usr/lib/systemd/system for a distribution's /usr, /etc/systemd/system else).
+SYSCONFDIR ?= /etc
+SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
 CONFIG ?= debug
 SWIFT ?= swift
 SWIFT_FLAGS ?= -c $(CONFIG)
-PLUMB = .build/$(CONFIG)/plumb
+PLUMB ?= .build/$(CONFIG)/plumb
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages Plumb builds against and tests with.
@@ -40,30 +44,38 @@ test: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
-# The default pipeline: the camera when one answers, otherwise the test pattern.
-# A window when there is a display, otherwise a sink that just consumes frames.
+# The embedded recorder's default: `plumb serve` on the camera if one is found, else the
+# test pattern, rotation from an accelerometer if one is found, else fixed (it says which),
+# and the RTSP and HTTP addresses. Ctrl-C finalizes every file and stops.
+# RUN_ARGS adds options, e.g. make run RUN_ARGS="--set recording.continuous=true".
 run: build
-	@sink=$$( [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && echo autovideosink || echo "fakesink sync=true" ); \
-	if ls /dev/video* >/dev/null 2>&1 && \
-	   $(PLUMB) check --strict pipelines/v4l2-preview.pipeline -D "sink=$$sink" >/dev/null 2>&1; then \
-		echo "Camera found: running pipelines/v4l2-preview.pipeline into $$sink (Ctrl-C to stop)"; \
-		exec $(PLUMB) run pipelines/v4l2-preview.pipeline -D "sink=$$sink"; \
-	else \
-		echo "No camera found: running the test pattern, pipelines/test-preview.pipeline, into $$sink (Ctrl-C to stop)"; \
-		exec $(PLUMB) run pipelines/test-preview.pipeline -D "sink=$$sink" $(RUN_ARGS); \
-	fi
+	exec $(PLUMB) serve $(RUN_ARGS)
 
 bench: deps
 	$(SWIFT) build -c release
 	@for b in bench/*.sh; do [ -e "$$b" ] || continue; echo "== $$b"; bash "$$b" .build/release/plumb || exit 1; done
 
+# DESTDIR stages the files (packaging); the config is installed once and never replaced.
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/plumb/pipelines
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/plumb/pipelines \
+		$(DESTDIR)$(SYSCONFDIR)/plumb $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 755 $(PLUMB) $(DESTDIR)$(PREFIX)/bin/plumb
 	install -m 644 pipelines/*.pipeline $(DESTDIR)$(PREFIX)/share/plumb/pipelines/
+	install -m 644 config/plumb.example.ini $(DESTDIR)$(PREFIX)/share/plumb/plumb.example.ini
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/plumb/plumb.ini ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/plumb/plumb.ini (the new defaults are in $(PREFIX)/share/plumb/plumb.example.ini)"; \
+	else \
+		install -m 644 config/plumb.example.ini $(DESTDIR)$(SYSCONFDIR)/plumb/plumb.ini; \
+	fi
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' packaging/plumb.service \
+		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/plumb.service
+	chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/plumb.service
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
+	@echo "installed; start the service with: systemctl enable --now plumb"
 
+# The config in /etc stays: it is the user's.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/plumb
+	rm -f $(DESTDIR)$(PREFIX)/bin/plumb $(DESTDIR)$(SYSTEMD_UNIT_DIR)/plumb.service
 	rm -rf $(DESTDIR)$(PREFIX)/share/plumb
 
 clean:

@@ -7,7 +7,7 @@ enum PlumbMain {
 
     static var commands: [any Command.Type] { [
         CheckCommand.self, RunCommand.self, DevicesCommand.self, PhotoCommand.self, RecordCommand.self,
-        RotationCommand.self, InspectCommand.self,
+        RotationCommand.self, InspectCommand.self, ServeCommand.self,
     ] }
 
     static var help: String {
@@ -30,6 +30,7 @@ enum PlumbMain {
     }
 
     static func main() async {
+        unblockSignals()
         var args = Array(CommandLine.arguments.dropFirst())
         guard let first = args.first else {
             say(help)
@@ -64,6 +65,16 @@ enum PlumbMain {
             exit(ExitCode.failure.rawValue)
         }
     }
+}
+
+/// A parent may start us with signals blocked (children of async Swift tests do, for
+/// one): a blocked SIGTERM would never reach its handler. Unblocked here, on the main
+/// thread before any other thread starts, so every thread inherits the mask.
+private func unblockSignals() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGUSR1] { sigaddset(&set, signal) }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
 
 extension FileHandle {

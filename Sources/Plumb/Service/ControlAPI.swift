@@ -31,6 +31,16 @@ public struct CameraStatus: Sendable, Equatable, Encodable {
     /// The current recording's file name, nil when not recording.
     public var recordingFile: String?
     public var rtspClients: Int
+    /// The camera's state: running, opening, unavailable or closed (nil: not reported).
+    public var state: String?
+    /// Why the camera is unavailable, when it is.
+    public var problem: String?
+    /// The RTSP preview's URL.
+    public var rtspURL: String?
+    /// The upstream publisher's state (`[publish] url`), nil when not publishing.
+    public var publish: String?
+    /// Where the angle comes from ("fixed:0", "iio:...", "replay:FILE").
+    public var rotationSource: String?
 
     public init(camera: String, caps: String? = nil, measuredFPS: Double? = nil, orientation: Int = 0,
                 recordingFile: String? = nil, rtspClients: Int = 0) {
@@ -124,6 +134,7 @@ public final class ControlAPI: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case camera, caps, fps, orientation, recording, rtspClients = "rtsp_clients"
+            case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
         }
 
@@ -141,6 +152,11 @@ public final class ControlAPI: Sendable {
             try c.encode(Recording(state: camera.recordingFile == nil ? "idle" : "recording", file: camera.recordingFile),
                          forKey: .recording)
             try c.encode(camera.rtspClients, forKey: .rtspClients)
+            try c.encodeIfPresent(camera.state, forKey: .state)
+            try c.encodeIfPresent(camera.problem, forKey: .problem)
+            try c.encodeIfPresent(camera.rtspURL, forKey: .rtspURL)
+            try c.encodeIfPresent(camera.publish, forKey: .publish)
+            try c.encodeIfPresent(camera.rotationSource, forKey: .rotation)
             try c.encode((uptimeSeconds * 10).rounded() / 10, forKey: .uptimeSeconds)
             try c.encode(diskFreeBytes, forKey: .diskFreeBytes)
             try c.encode(recordingsFolder, forKey: .recordingsFolder)

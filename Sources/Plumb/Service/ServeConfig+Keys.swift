@@ -127,6 +127,16 @@ extension ServeConfig {
                       return true
                   }),
         // [preview]
+        ConfigKey(group: "preview", name: "address",
+                  accepted: "an IP address of this machine: 0.0.0.0 (every interface), 127.0.0.1, :: or another address literal",
+                  documentation: "Where the RTSP server listens: 0.0.0.0 for every interface (consumers on the network),\n127.0.0.1 for this machine only.",
+                  isSecret: false,
+                  render: { $0.preview.address },
+                  parse: { text, c in
+                      guard ListenAddress(host: text, port: 0) != nil else { return false }
+                      c.preview.address = text
+                      return true
+                  }),
         ConfigKey(group: "preview", name: "port",
                   accepted: "a port number from 1 to 65535 (0 picks a free port)",
                   documentation: "The RTSP server's port.",

@@ -54,6 +54,9 @@ public struct ServeConfig: Sendable, Equatable {
 
     /// `[preview]`: the RTSP preview.
     public struct Preview: Sendable, Equatable {
+        /// `address`: where the RTSP server listens, default 0.0.0.0 (every interface:
+        /// the preview's consumers are on the network); 127.0.0.1 for this machine only.
+        public var address = "0.0.0.0"
         /// `port`: RTSP port, default 8554 (0 picks a free port).
         public var port: UInt16 = 8554
         /// `path`: the mount point, default `/preview`.

@@ -1,0 +1,82 @@
+import Foundation
+
+/// What `[camera] device` and `[rotation] accelerometer` come to on this machine, with a
+/// sentence that says which and why — `plumb serve` prints it at start-up, so a daemon
+/// that quietly fell back to the test pattern or to a fixed angle is never a surprise.
+public struct ServeChoices: Sendable {
+    public var camera: CameraSource
+    /// "camera: HD Webcam (/dev/video0)", "camera: the test pattern (no camera found)".
+    public var cameraSentence: String
+    public var accelerometer: AccelerometerSpec
+    /// "rotation: iio (/sys/bus/iio/devices/iio:device0)", "rotation: fixed:0 (no accelerometer found)".
+    public var rotationSentence: String
+
+    /// Resolves the config against the machine: cameras from the device monitor, IIO
+    /// accelerometers from sysfs (`sysfsRoot`), iio-sensor-proxy from its D-Bus service file.
+    /// A camera named but absent is not an error here: the daemon keeps retrying it.
+    public static func resolve(_ config: ServeConfig, sysfsRoot: String = "/sys",
+                               cameras: () -> [CameraDevice] = { CameraDevice.all() }) throws(ConfigError) -> ServeChoices {
+        let (camera, cameraSentence) = resolveCamera(config.camera.device, cameras: cameras)
+        let (spec, rotationSentence) = try resolveAccelerometer(config.rotation.accelerometer, sysfsRoot: sysfsRoot)
+        return ServeChoices(camera: camera, cameraSentence: cameraSentence, accelerometer: spec,
+                            rotationSentence: rotationSentence)
+    }
+
+    static func resolveCamera(_ device: ServeConfig.CameraDevice,
+                              cameras: () -> [CameraDevice]) -> (CameraSource, String) {
+        switch device {
+        case .auto:
+            if let first = cameras().first {
+                return (.device(first), "camera: \(first.name) (\(first.path)), the first camera found")
+            }
+            return (.testPattern(), "camera: the test pattern (no camera found; [camera] device = auto)")
+        case .test:
+            return (.testPattern(), "camera: the test pattern ([camera] device = test)")
+        case .path(let path):
+            let known = cameras().first { $0.path == path }
+            let device = known ?? CameraDevice(path: path)
+            return (.device(device), "camera: \(device.name == path ? path : "\(device.name) (\(path))")")
+        case .name(let name):
+            if let found = try? CameraDevice.find(name) {
+                return (.device(found), "camera: \(found.name) (\(found.path))")
+            }
+            // Not connected now: the daemon says so and retries; the name stays what was asked.
+            return (.device(CameraDevice(path: name, name: name)), "camera: \(name) (not connected now)")
+        }
+    }
+
+    /// The D-Bus activation file iio-sensor-proxy installs: its presence says the proxy
+    /// can answer, without a round trip over the bus at start-up.
+    static let sensorProxyServiceFile = "/usr/share/dbus-1/system-services/net.hadess.SensorProxy.service"
+
+    static func resolveAccelerometer(_ value: ServeConfig.Accelerometer,
+                                     sysfsRoot: String) throws(ConfigError) -> (AccelerometerSpec, String) {
+        func parsed(_ text: String) throws(ConfigError) -> AccelerometerSpec {
+            do {
+                return try AccelerometerSpec(parsing: text)
+            } catch {
+                throw ConfigError(origin: .text, group: "rotation", key: "accelerometer", value: text,
+                                  message: error.description)
+            }
+        }
+        switch value {
+        case .auto:
+            let iio = IIOAccelerometer(device: .any, sysfsRoot: sysfsRoot)
+            if let device = try? iio.locate() {
+                return (.iio(.path(device.directory)),
+                        "rotation: IIO accelerometer \(device.name) (\(device.directory)); [rotation] accelerometer = auto")
+            }
+            if FileManager.default.fileExists(atPath: sensorProxyServiceFile) {
+                return (.sensorProxy(.system),
+                        "rotation: iio-sensor-proxy (no IIO accelerometer in \(sysfsRoot); [rotation] accelerometer = auto)")
+            }
+            return (.fixed(.degrees0),
+                    "rotation: fixed at 0 degrees (no accelerometer found; [rotation] accelerometer = auto)")
+        case .fixed(let angle):
+            return (try parsed("fixed:\(angle)"), "rotation: fixed at \(angle) degrees")
+        default:
+            let spec = try parsed(value.iniValue)
+            return (spec, "rotation: \(spec)")
+        }
+    }
+}
