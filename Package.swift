@@ -5,6 +5,8 @@ let package = Package(
     name: "Plumb",
     products: [
         .executable(name: "plumb", targets: ["PlumbCLI"]),
+        // A tiny recorder that tests run as a separate process (kill -9 mid-recording).
+        .executable(name: "plumb-testrig", targets: ["PlumbTestRig"]),
         .library(name: "Plumb", targets: ["Plumb"]),
     ],
     targets: [
@@ -25,6 +27,7 @@ let package = Package(
         .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
         .target(name: "Plumb", dependencies: ["GStreamer"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
+        .executableTarget(name: "PlumbTestRig", dependencies: ["Plumb"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),

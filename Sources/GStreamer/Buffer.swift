@@ -1,0 +1,59 @@
+internal import CGStreamer
+import Foundation
+
+/// An owned reference to a GstBuffer (a mini object: reference counted, immutable once shared).
+public final class Buffer: @unchecked Sendable {  // only read after it is shared; refcounting is atomic
+    let pointer: UnsafeMutablePointer<GstBuffer>
+
+    init(retaining pointer: UnsafeMutablePointer<GstBuffer>) {
+        gst_mini_object_ref(cast(pointer))
+        self.pointer = pointer
+    }
+
+    init(taking pointer: UnsafeMutablePointer<GstBuffer>) { self.pointer = pointer }
+
+    deinit { gst_mini_object_unref(cast(pointer)) }
+
+    /// GST_BUFFER_PTS, nil when unset.
+    public var pts: ClockTime? { valid(pointer.pointee.pts) }
+    /// GST_BUFFER_DTS, nil when unset.
+    public var dts: ClockTime? { valid(pointer.pointee.dts) }
+    /// GST_BUFFER_DURATION, nil when unset.
+    public var duration: ClockTime? { valid(pointer.pointee.duration) }
+
+    /// gst_buffer_get_size.
+    public var size: Int { Int(gst_buffer_get_size(pointer)) }
+
+    /// GST_BUFFER_FLAG_DELTA_UNIT clear: a keyframe (or a raw frame, which depends on nothing).
+    public var isKeyframe: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue == 0 }
+
+    /// GST_BUFFER_FLAG_HEADER: codec or container headers (SPS/PPS, moov).
+    public var isHeader: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_HEADER.rawValue != 0 }
+
+    /// A copy of the bytes (gst_buffer_map for reading).
+    public var data: Data {
+        var info = GstMapInfo()
+        guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return Data() }
+        defer { gst_buffer_unmap(pointer, &info) }
+        return Data(bytes: info.data, count: Int(info.size))
+    }
+
+    private func valid(_ t: GstClockTime) -> ClockTime? { t == ClockTime.none ? nil : ClockTime(t) }
+}
+
+extension ProbeInfo {
+    /// The buffer a BUFFER probe carries, as an owned reference (nil for other probe types).
+    public var bufferReference: Buffer? { buffer.map { Buffer(retaining: $0) } }
+
+    /// The buffer's size-independent facts without taking a reference: its duration.
+    public var bufferDuration: ClockTime? {
+        guard let d = buffer?.pointee.duration, d != ClockTime.none else { return nil }
+        return ClockTime(d)
+    }
+
+    /// GST_BUFFER_FLAG_HEADER on the probe's buffer.
+    public var isHeaderBuffer: Bool {
+        guard let buffer else { return false }
+        return buffer.pointee.mini_object.flags & GST_BUFFER_FLAG_HEADER.rawValue != 0
+    }
+}

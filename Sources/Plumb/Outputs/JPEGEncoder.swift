@@ -1,0 +1,102 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// Encodes raw frames to JPEG with EXIF, one at a time and in the order given, on a
+/// thread of its own: each frame goes through a small pipeline
+/// `appsrc ! videoconvert ! jpegenc ! jifmux ! appsink`, whose `jifmux` writes the tags
+/// as EXIF. A pipeline per photo keeps one photo's tags (GPS above all) out of the next.
+/// The session's thread never waits for an encode.
+final class JPEGEncoder: Sendable {
+    struct Job: Sendable {
+        var sample: Sample
+        var quality: Int
+        var tags: TagList
+        var done: @Sendable (Result<Data, any Error>) -> Void
+    }
+
+    private struct Queue {
+        var jobs: [Job] = []
+        var stopping = false
+    }
+
+    /// What the worker thread shares with the encoder: the thread holds only this, so
+    /// dropping the encoder stops the thread (after the jobs already queued).
+    private final class Work: Sendable {
+        let queue = Mutex(Queue())
+        /// Counts queued jobs (plus one for stopping); the worker sleeps on it when idle.
+        let ready = DispatchSemaphore(value: 0)
+    }
+
+    private let work = Work()
+    /// Encode pipelines not yet finalized: 0 between photos, or something leaks.
+    let livePipelines = LiveCount()
+
+    init(name: String = "plumb.jpeg") {
+        let work = self.work, live = self.livePipelines
+        let thread = Thread {
+            while true {
+                work.ready.wait()
+                let next: Job? = work.queue.withLock { q in q.jobs.isEmpty ? nil : q.jobs.removeFirst() }
+                guard let job = next else {
+                    if work.queue.withLock({ $0.stopping }) { return }
+                    continue
+                }
+                job.done(Result { try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags, live: live) })
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    deinit {
+        work.queue.withLock { $0.stopping = true }
+        work.ready.signal()
+    }
+
+    func submit(_ job: Job) {
+        work.queue.withLock { $0.jobs.append(job) }
+        work.ready.signal()
+    }
+
+    /// One frame to JPEG bytes, blocking the calling (encoder) thread.
+    static func encode(_ sample: Sample, quality: Int, tags: TagList, live: LiveCount? = nil) throws -> Data {
+        let pipeline = try Pipeline(name: "jpeg-encode")
+        if let live {
+            live.add(1)
+            pipeline.onFinalize { live.add(-1) }
+        }
+        let src = try AppSrc(name: "frame")
+        try src.set("format", EnumNick("time"))
+        try src.set("is-live", false)
+        let convert = try Element(factory: "videoconvert", name: "convert")
+        let jpeg = try Element(factory: "jpegenc", name: "jpegenc")
+        try jpeg.set("quality", quality)
+        let mux = try Element(factory: "jifmux", name: "exif")
+        let sink = try AppSink(name: "jpeg")
+        try sink.set("sync", false)
+        // No preroll wait: the state change must not block before the frame is pushed.
+        try sink.set("async", false)
+        try pipeline.add(src, convert, jpeg, mux, sink)
+        try src.link(to: convert)
+        try convert.link(to: jpeg)
+        try jpeg.link(to: mux)
+        try mux.link(to: sink)
+        try tags.apply(to: mux)
+        defer { try? pipeline.setState(.null) }
+        try pipeline.setState(.playing)
+        try src.push(sample)
+        try src.endOfStream()
+        guard let out = sink.pull(timeout: .seconds(10)), let buffer = out.buffer else {
+            throw CaptureError.timedOut("encoding a JPEG", .seconds(10))
+        }
+        return buffer.data
+    }
+}
+
+/// A count of live objects (made minus finalized), for tests that prove nothing leaks.
+final class LiveCount: Sendable {
+    private let count = Atomic<Int>(0)
+    func add(_ n: Int) { count.add(n, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// Stills from the running session, without restarting anything: a persistent branch
+/// `queue ! appsink` sees every frame and hands the next one to whoever asked, and a
+/// `JPEGEncoder` turns it into a JPEG with EXIF — Make/Model, DateTimeOriginal,
+/// Orientation from the current rotation (pixels are never rotated), GPS when given.
+///
+/// Requests waiting when a frame arrives are all served from that frame, each encoded
+/// on its own (its quality, its location) and in the order they were made.
+public final class PhotoOutput: CaptureOutput {
+    public let kind = "photo"
+    /// Only the newest frame matters.
+    public var queueLimit: Int { 1 }
+
+    private struct Request {
+        var quality: Int
+        var location: GeoLocation?
+        var shot: OneShot<Photo>
+    }
+
+    private struct State {
+        var requests: [Request] = []
+        var angle = RotationAngle.degrees0
+        var camera: CameraSource?
+        var frames = 0
+        var attached = false
+    }
+
+    private let state = Mutex(State())
+    private let encoder = JPEGEncoder()
+
+    public init() {}
+
+    /// JPEG encode pipelines not yet finalized (0 when idle).
+    var liveEncodePipelines: Int { encoder.livePipelines.value }
+
+    /// Make (EXIF) for frames from `camera`.
+    static func make(for camera: CameraSource) -> String {
+        camera.isTestPattern ? "Plumb" : "V4L2"
+    }
+
+    public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
+        let sink = try AppSink(name: "frames")
+        try sink.set("sync", false)
+        try sink.set("max-buffers", 1)
+        try sink.set("drop", true)
+        try sink.set("enable-last-sample", false)
+        sink.onNewSample { [weak self] sink in
+            // Streaming thread: take the frame and hand it to the encoder's queue.
+            guard let sample = sink.pull(timeout: .zero) else { return }
+            self?.frameArrived(sample)
+        }
+        try bin.add(sink)
+        state.withLock {
+            $0.camera = camera
+            $0.attached = true
+        }
+        return BranchEnds(entry: sink, sink: sink)
+    }
+
+    public func apply(rotation: RotationAngle) {
+        state.withLock { $0.angle = rotation }
+    }
+
+    public func didDetach(error: (any Error)?) {
+        let waiting = state.withLock { s in
+            s.attached = false
+            defer { s.requests.removeAll() }
+            return s.requests
+        }
+        for r in waiting { r.shot.fail(error ?? CaptureError.closed) }
+    }
+
+    /// A JPEG of the next frame. `quality` is 1-100.
+    public func takePhoto(quality: Int = 90, location: GeoLocation? = nil,
+                          timeout: Duration = .seconds(10)) async throws -> Photo {
+        guard (1...100).contains(quality) else {
+            throw CaptureError.invalidArgument("JPEG quality \(quality) is out of range (1 to 100)")
+        }
+        if let location, !location.isValid {
+            throw CaptureError.invalidArgument(
+                "location \(location.latitude), \(location.longitude) is out of range (latitude -90...90, longitude -180...180)")
+        }
+        let shot = OneShot<Photo>()
+        try state.withLock { s in
+            guard s.attached else { throw CaptureError.notAttached(kind) }
+            s.requests.append(Request(quality: quality, location: location, shot: shot))
+        }
+        do {
+            return try await shot.value(timeout: timeout, what: "a photo")
+        } catch {
+            state.withLock { s in s.requests.removeAll { $0.shot === shot } }
+            throw error
+        }
+    }
+
+    private func frameArrived(_ sample: Sample) {
+        let (requests, angle, camera, number) = state.withLock { s in
+            s.frames += 1
+            defer { s.requests.removeAll() }
+            return (s.requests, s.angle, s.camera, s.frames)
+        }
+        guard !requests.isEmpty, let camera else { return }
+        let takenAt = Date()
+        let size = sample.videoSize ?? (0, 0)
+        let pts = sample.buffer?.pts
+        for request in requests {
+            let tags: TagList
+            do {
+                tags = try Self.tags(camera: camera, takenAt: takenAt, angle: angle, location: request.location)
+            } catch {
+                request.shot.fail(CaptureError.pipeline(error as? GStreamerError ?? GStreamerError(message: "\(error)")))
+                continue
+            }
+            let quality = request.quality, location = request.location, shot = request.shot
+            encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags) { result in
+                shot.resolve(result.map { jpeg in
+                    Photo(jpeg: jpeg,
+                          facts: PhotoFacts(camera: camera.name, width: size.0, height: size.1, bytes: jpeg.count,
+                                            takenAt: takenAt.iso8601Milliseconds, orientation: angle.exifOrientation,
+                                            gps: location != nil, quality: quality),
+                          frameTime: pts, frameNumber: number)
+                })
+            })
+        }
+    }
+
+    /// The tags jifmux turns into EXIF.
+    static func tags(camera: CameraSource, takenAt: Date, angle: RotationAngle, location: GeoLocation?) throws -> TagList {
+        let tags = TagList()
+        try tags.set(TagList.deviceManufacturer, make(for: camera))
+        try tags.set(TagList.deviceModel, camera.name)
+        try tags.set(TagList.dateTime, takenAt, timeZone: .current)
+        try tags.set(TagList.imageOrientation, angle.imageOrientationTag)
+        try tags.set(TagList.applicationName, "Plumb")
+        if let location {
+            try tags.set(TagList.geoLatitude, location.latitude)
+            try tags.set(TagList.geoLongitude, location.longitude)
+            if let altitude = location.altitude { try tags.set(TagList.geoElevation, altitude) }
+        }
+        return tags
+    }
+}

@@ -1,0 +1,92 @@
+import GStreamer
+
+/// A camera that cannot be opened: which device, and why, in words that say what to fix.
+public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Cause: Sendable, Equatable {
+        /// Nothing exists at the path.
+        case notFound
+        /// The path exists but is not a character device (a plain file, a folder).
+        case notADevice
+        /// A device, but not a V4L2 video capture device (/dev/null, a codec node, a metadata node).
+        case notACaptureDevice
+        /// Another process is capturing from it.
+        case busy
+        /// This user may not open it.
+        case permissionDenied
+        /// None of the formats it offers can be used.
+        case noUsableFormat
+        /// It opened but sent no frame in time.
+        case noFrames
+        /// No camera matches a name.
+        case unknownName
+        /// Anything else GStreamer reported.
+        case failed
+    }
+
+    /// The device path or name as given.
+    public var device: String
+    public var cause: Cause
+    /// What GStreamer or the system said, when it adds something.
+    public var detail: String?
+
+    public init(device: String, cause: Cause, detail: String? = nil) {
+        self.device = device
+        self.cause = cause
+        self.detail = detail
+    }
+
+    public var description: String {
+        var text = "camera \(device): "
+        switch cause {
+        case .notFound:
+            text += "no such device; check the path (`plumb devices` lists the cameras) or use --camera test"
+        case .notADevice:
+            text += "this is not a device file; give a video device such as /dev/video0"
+        case .notACaptureDevice:
+            text += "this device is not a V4L2 video capture device; pick another /dev/video* node (`plumb devices`)"
+        case .busy:
+            text += "the device is busy: another program is using it; stop that program and try again"
+        case .permissionDenied:
+            text += "permission denied; add this user to the 'video' group or run with access to the device"
+        case .noUsableFormat:
+            text += "it offers no format Plumb can use (raw video or MJPEG)"
+        case .noFrames:
+            text += "it opened but delivered no frame in time; check the cable, the driver, or another size or rate"
+        case .unknownName:
+            text += "no camera has this name; `plumb devices` lists the cameras"
+        case .failed:
+            text += "could not be opened"
+        }
+        if let detail, !detail.isEmpty { text += " (\(detail))" }
+        return text
+    }
+
+    /// Classifies an error GStreamer's v4l2src reported for `device`.
+    public init(device: String, gstreamer error: GStreamerError) {
+        let message = error.message.lowercased()
+        let debug = (error.debug ?? "").lowercased()
+        let detail = error.message
+        let cause: Cause
+        if message.contains("busy") || debug.contains("device or resource busy") {
+            cause = .busy
+        } else if debug.contains("permission denied") || message.contains("permission") {
+            cause = .permissionDenied
+        } else if message.contains("isn't a device") {
+            cause = .notADevice
+        } else if message.contains("cannot identify device") || debug.contains("no such file") {
+            cause = .notFound
+        } else if message.contains("not a capture device") || message.contains("isn't a v4l2 driver")
+                    || message.contains("not a v4l2") || message.contains("error getting capabilities") {
+            cause = .notACaptureDevice
+        } else if error.domain == GStreamerError.resourceDomain && error.code == 4 {  // GST_RESOURCE_ERROR_BUSY
+            cause = .busy
+        } else if error.domain == GStreamerError.resourceDomain && error.code == 15 {  // NOT_AUTHORIZED
+            cause = .permissionDenied
+        } else if error.domain == GStreamerError.coreDomain && error.code == 10 {  // GST_CORE_ERROR_NEGOTIATION
+            cause = .noUsableFormat
+        } else {
+            cause = .failed
+        }
+        self.init(device: device, cause: cause, detail: detail)
+    }
+}

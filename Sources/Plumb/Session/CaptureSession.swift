@@ -1,0 +1,510 @@
+import Foundation
+import GStreamer
+
+/// One camera, opened once, fanned out through a `tee` to outputs that come and go
+/// while it runs — AVFoundation's `AVCaptureSession` owned by AVCam's `CaptureService`
+/// actor, on GStreamer.
+///
+/// ```
+/// source -> [jpegdec] -> videoconvert -> I420 caps -> tee (allow-not-linked)
+///                                                      |- queue -> fakesink          (permanent: keeps it running)
+///                                                      |- [photo: queue -> appsink]
+///                                                      |- [movie: queue -> x264enc -> h264parse -> mp4mux -> filesink]
+///                                                      '- [preview: queue -> videoflip -> sink]
+/// ```
+///
+/// The actor runs on its own `SessionExecutor`: one thread that runs the actor's jobs
+/// and dispatches the pipeline's bus messages, so the two are serialized without locks.
+/// Every method is safe to call from anywhere; errors are `CaptureError`.
+public actor CaptureSession {
+    /// The thread everything in the session runs on.
+    public nonisolated let executor: SessionExecutor
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Where the frames come from.
+    public nonisolated let camera: CameraSource
+
+    /// What the tee carries, once open.
+    public private(set) var format: CaptureFormat
+
+    /// The angle every output gets (fixed at 0 until the rotation work drives it).
+    public private(set) var rotation: RotationAngle = .degrees0
+
+    /// What a failed session died of; nil while it runs.
+    public private(set) var failure: CaptureError?
+
+    private enum Phase { case starting, running, failed, closed }
+
+    private var phase = Phase.starting
+    private var pipeline: Pipeline?
+    private var tee: Element?
+    private var bus: BusSubscription?
+    private var branches: [ObjectIdentifier: Branch] = [:]
+    private var branchCount = 0
+    /// Names of branches taken down, to recognise their late bus messages.
+    private var retired: Set<String> = []
+    private var photos: PhotoOutput?
+    private let frames = FrameCounter()
+    private var firstFrame: OneShot<Void>?
+
+    private init(camera: CameraSource, format: CaptureFormat, executor: SessionExecutor) {
+        self.camera = camera
+        self.format = format
+        self.executor = executor
+    }
+
+    deinit {
+        // Normally `close()` has run; otherwise stop the camera here (any thread may).
+        if let pipeline, phase != .closed { try? pipeline.setState(.null) }
+        bus?.cancel()
+        executor.stop()
+    }
+
+    // MARK: Opening and closing
+
+    /// Opens `camera` and waits for its first frame.
+    ///
+    /// - Parameters:
+    ///   - size: the frame size asked for; a camera that lacks it gets the nearest it offers
+    ///     (see `ModeChooser`); the test pattern makes any size.
+    ///   - rate: frames per second asked for, with the same fallback.
+    ///   - timeout: the most the opening may take; a camera that sends nothing by then is
+    ///     `CameraError.Cause.noFrames`.
+    /// - Throws: `CaptureError.camera` naming the device and the cause (missing, not a
+    ///   device, not a capture device, busy, permission denied, no usable format, no frames).
+    public static func open(_ camera: CameraSource = .testPattern(), size: VideoSize = .vga,
+                            rate: FrameRate = FrameRate(30), timeout: Duration = .seconds(5)) async throws
+        -> CaptureSession
+    {
+        guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else {
+            throw CaptureError.invalidArgument("size \(size) is out of range (1x1 to 16384x16384)")
+        }
+        guard rate.perSecond > 0, rate.perSecond <= 1000 else {
+            throw CaptureError.invalidArgument("frame rate \(rate) is out of range (above 0, at most 1000)")
+        }
+        do { try Gst.initialize() } catch { throw CaptureError.pipeline(error) }
+        let executor = SessionExecutor(name: "plumb.session")
+        let session = CaptureSession(camera: camera, format: CaptureFormat(size: size, rate: rate),
+                                     executor: executor)
+        // Started from a separate task and awaited through a one-shot with a deadline, so a
+        // driver that blocks the session's thread cannot hang the caller.
+        let opened = OneShot<Void>()
+        Task {
+            do {
+                try await session.start(size: size, rate: rate, timeout: timeout)
+                opened.succeed(())
+            } catch {
+                opened.fail(error)
+            }
+        }
+        do {
+            try await opened.value(timeout: timeout + .seconds(1), what: "opening \(camera.identifier)")
+            return session
+        } catch {
+            Task { await session.close() }
+            if case CaptureError.timedOut = error {
+                throw CaptureError.camera(CameraError(device: camera.identifier, cause: .noFrames,
+                                                      detail: "nothing within \(timeout)"))
+            }
+            throw error
+        }
+    }
+
+    /// Detaches every output (recordings are finalized) and stops the camera. Idempotent.
+    public func close() async {
+        guard phase != .closed else { return }
+        phase = .closed
+        for branch in Array(branches.values) {
+            branches[ObjectIdentifier(branch.output)] = nil
+            await teardown(branch, error: nil)
+        }
+        photos = nil
+        if let pipeline { try? pipeline.setState(.null) }
+        bus?.cancel()
+        bus = nil
+        frames.failAll(CaptureError.closed)
+        firstFrame?.fail(CaptureError.closed)
+    }
+
+    public var isRunning: Bool { phase == .running }
+
+    // MARK: Outputs
+
+    /// Attaches an output as a new tee branch while the camera runs. The branch gets the
+    /// current rotation before its first frame. No other branch loses a frame.
+    public func attach(_ output: any CaptureOutput) throws {
+        _ = try attachBranch(output)
+    }
+
+    /// Drains and removes an output's branch: the tee stops feeding it at an idle moment,
+    /// EOS goes into that branch only (a recording is finalized), then it is taken down.
+    /// The camera and the other branches keep running.
+    public func detach(_ output: any CaptureOutput) async throws {
+        guard let branch = branches.removeValue(forKey: ObjectIdentifier(output)) else {
+            throw CaptureError.notAttached(output.kind)
+        }
+        if photos === output { photos = nil }
+        await teardown(branch, error: nil)
+    }
+
+    /// The kinds of the attached outputs' branches, e.g. ["photo1", "movie2"].
+    public var attachedBranches: [String] { branches.values.map(\.name).sorted() }
+
+    /// Sets the angle for every output, now and for those attached later.
+    public func setRotation(_ angle: RotationAngle) {
+        rotation = angle
+        for branch in branches.values { branch.output.apply(rotation: angle) }
+    }
+
+    // MARK: Stills and recordings
+
+    /// A JPEG of the next frame, with EXIF (Make/Model, DateTimeOriginal, Orientation from
+    /// the current rotation, GPS when `location` is given). The session keeps running.
+    /// Concurrent requests are served in order; those waiting for the same frame share it.
+    public func takePhoto(quality: Int = 90, location: GeoLocation? = nil,
+                          timeout: Duration = .seconds(10)) async throws -> Photo {
+        let output = try photoOutput()
+        return try await output.takePhoto(quality: quality, location: location, timeout: timeout)
+    }
+
+    /// Starts recording to `url` (MP4, fragmented so a crash keeps all but the last
+    /// fragment). The file starts with a keyframe made for this request.
+    /// - Throws: `CaptureError.unwritable` for a path that cannot be written,
+    ///   `CaptureError.noEncoder` when no H.264 or H.265 encoder is installed.
+    public func startRecording(to url: URL, codec: VideoCodec = .h264,
+                               options: MovieOptions = MovieOptions()) throws -> Recording {
+        let output = try MovieOutput(url: url, codec: codec, options: options)
+        try attach(output)
+        return Recording(session: self, output: output)
+    }
+
+    /// Waits until `count` more frames have entered the tee (exposure settling by frames).
+    public func waitForFrames(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+        guard phase == .running else { throw failure ?? CaptureError.closed }
+        _ = try await frames.after(count).value(timeout: timeout, what: "\(count) frames")
+    }
+
+    /// Frames that entered the tee since the camera started.
+    public var frameCount: Int { frames.count }
+
+    /// The pipeline's running time now (the clock buffers are stamped against).
+    public var runningTime: ClockTime? { pipeline?.runningTime }
+
+    /// Every element in the pipeline, for tests that prove branches leave nothing behind.
+    public var elementCount: Int { pipeline?.allElements.count ?? 0 }
+
+    /// The tee's source pads (the permanent one plus one per attached branch).
+    public var teePadCount: Int { tee?.pads.filter { $0.direction == .src }.count ?? 0 }
+
+    /// The bin of an attached output's branch (tests watch it being finalized).
+    func branchBin(for output: any CaptureOutput) -> Bin? { branches[ObjectIdentifier(output)]?.bin }
+
+    /// The session's own photo output, once a photo has been taken.
+    var photoOutputIfAttached: PhotoOutput? { photos }
+
+    // MARK: - Start-up
+
+    private func start(size: VideoSize, rate: FrameRate, timeout: Duration) async throws {
+        let pipeline: Pipeline
+        let tee: Element
+        do {
+            pipeline = try Pipeline(name: "plumb-session")
+            tee = try Element(factory: "tee", name: "tee")
+            try tee.set("allow-not-linked", true)
+        } catch {
+            throw CaptureError.wrap(error)
+        }
+        self.pipeline = pipeline
+        self.tee = tee
+        bus = pipeline.watchBus(on: executor.context) { [weak self] message in
+            // Bus watches are dispatched by the executor's own thread, between jobs.
+            self?.assumeIsolated { $0.handle(message) }
+        }
+        let first = OneShot<Void>()
+        firstFrame = first
+
+        let sourceChain = try makeSource(size: size, rate: rate, in: pipeline)
+        do {
+            try pipeline.add(tee)
+            try sourceChain.last!.link(to: tee)
+            // The permanent branch: keeps the tee flowing (and the camera running) with no outputs.
+            let keep = try Element(factory: "queue", name: "keepalive-queue")
+            try keep.set("leaky", EnumNick("downstream"))
+            try keep.set("max-size-buffers", 2)
+            try keep.set("max-size-bytes", 0)
+            try keep.set("max-size-time", 0)
+            let sink = try Element(factory: "fakesink", name: "keepalive")
+            try sink.set("sync", false)
+            try sink.set("async", false)
+            try sink.set("enable-last-sample", false)
+            try pipeline.add(keep, sink)
+            try tee.requestPad("src_%u").link(to: keep.staticPad("sink")!)
+            try keep.link(to: sink)
+        } catch {
+            throw CaptureError.wrap(error)
+        }
+
+        let frames = self.frames
+        tee.staticPad("sink")!.addProbe(.buffer) { info in
+            frames.frame(pts: info.bufferPTS)
+            first.succeed(())
+            return .ok
+        }
+
+        do {
+            try pipeline.setState(.playing, timeout: timeout)
+        } catch {
+            throw cameraError(error)
+        }
+        try await first.value(timeout: timeout, what: "the first frame from \(camera.identifier)")
+        firstFrame = nil
+        if phase == .starting { phase = .running }
+        guard phase == .running else { throw failure ?? CaptureError.closed }
+    }
+
+    /// The source elements, added to the pipeline and linked; the last one feeds the tee.
+    private func makeSource(size: VideoSize, rate: FrameRate, in pipeline: Pipeline) throws -> [Element] {
+        switch camera {
+        case .testPattern(let pattern):
+            do {
+                let src = try Element(factory: "videotestsrc", name: "src")
+                try src.set("is-live", true)
+                try src.set("pattern", EnumNick(pattern.rawValue))
+                if pattern == .smpte { try src.set("horizontal-speed", 4) }
+                format = CaptureFormat(size: size, rate: rate)
+                let caps = try Element(factory: "capsfilter", name: "src-caps")
+                try caps.set("caps", try Caps(format.caps))
+                var chain = [src, caps]
+                // The running time on every frame: a frozen or restarted pipeline shows.
+                if Gst.hasElement("timeoverlay") {
+                    let overlay = try Element(factory: "timeoverlay", name: "clock-overlay")
+                    try overlay.set("time-mode", EnumNick("running-time"))
+                    chain.append(overlay)
+                }
+                try pipeline.add(chain)
+                for (a, b) in zip(chain, chain.dropFirst()) { try a.link(to: b) }
+                return chain
+            } catch {
+                throw CaptureError.wrap(error)
+            }
+        case .device(let device):
+            do {
+                try device.checkNode()
+            } catch {
+                throw CaptureError.camera(error)
+            }
+            do {
+                let src = try Element(factory: "v4l2src", name: "src")
+                try src.set("device", device.path)
+                try pipeline.add(src)
+                // READY opens the device; its caps are then what it offers.
+                do {
+                    try src.setState(.ready, timeout: .seconds(3))
+                } catch {
+                    throw CaptureError.camera(CameraError(device: device.path, gstreamer: error))
+                }
+                let offered = src.staticPad("src")!.queryCaps()
+                let modes = ModeChooser.modes(in: offered, requested: size, rate: rate)
+                guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate) else {
+                    throw CaptureError.camera(CameraError(device: device.path, cause: .noUsableFormat,
+                                                          detail: "it offers \(offered)"))
+                }
+                format = CaptureFormat(size: mode.size, rate: mode.rate, cameraMode: mode)
+                let modeCaps = try Element(factory: "capsfilter", name: "src-caps")
+                try modeCaps.set("caps", try Caps(mode.caps))
+                var chain = [src, modeCaps]
+                if mode.isMJPEG { chain.append(try Element(factory: "jpegdec", name: "decode")) }
+                chain.append(try Element(factory: "videoconvert", name: "convert"))
+                let rawCaps = try Element(factory: "capsfilter", name: "tee-caps")
+                try rawCaps.set("caps", try Caps(format.caps))
+                chain.append(rawCaps)
+                try pipeline.add(Array(chain.dropFirst()))
+                for (a, b) in zip(chain, chain.dropFirst()) { try a.link(to: b) }
+                return chain
+            } catch let error as GStreamerError {
+                throw CaptureError.camera(CameraError(device: device.path, gstreamer: error))
+            } catch {
+                throw CaptureError.wrap(error)
+            }
+        }
+    }
+
+    private func cameraError(_ error: any Error) -> CaptureError {
+        if let e = error as? CaptureError { return e }
+        guard let g = error as? GStreamerError else { return CaptureError.pipeline(GStreamerError(message: "\(error)")) }
+        if case .device(let d) = camera { return .camera(CameraError(device: d.path, gstreamer: g)) }
+        return .pipeline(g)
+    }
+
+    // MARK: - Bus
+
+    /// Runs on the executor's thread (dispatched between jobs), isolated to the session.
+    private func handle(_ message: BusMessage) {
+        switch message {
+        case .error(let error):
+            if let branch = branches.values.first(where: { $0.contains(path: error.source) }) {
+                // A branch failed: only that branch goes; the camera keeps running.
+                branch.failed.store(true, ordering: .relaxed)
+                branches[ObjectIdentifier(branch.output)] = nil
+                if photos === branch.output { photos = nil }
+                let failure = CaptureError.outputFailed(output: branch.output.kind, error)
+                Task { await self.teardown(branch, error: failure) }
+            } else if retired.contains(where: { error.source?.contains(":\($0)/") == true }) {
+                // A later message from a branch already taken down (its queue reporting the
+                // flow error the first one caused): nothing more to do.
+                break
+            } else {
+                fail(cameraError(error))
+            }
+        default:
+            break
+        }
+    }
+
+    /// The camera side failed: everything stops, every waiter hears why.
+    private func fail(_ error: CaptureError) {
+        guard phase == .starting || phase == .running else { return }
+        failure = error
+        phase = .failed
+        firstFrame?.fail(error)
+        frames.failAll(error)
+        for branch in Array(branches.values) {
+            branches[ObjectIdentifier(branch.output)] = nil
+            Task { await self.teardown(branch, error: error) }
+        }
+        photos = nil
+    }
+
+    // MARK: - Branches
+
+    private func photoOutput() throws -> PhotoOutput {
+        if let photos { return photos }
+        let output = PhotoOutput()
+        try attach(output)
+        photos = output
+        return output
+    }
+
+    private func attachBranch(_ output: any CaptureOutput) throws -> Branch {
+        guard phase == .running, let pipeline, let tee else { throw failure ?? CaptureError.closed }
+        guard branches[ObjectIdentifier(output)] == nil else { throw CaptureError.alreadyAttached(output.kind) }
+        let requestTime = pipeline.runningTime
+        branchCount += 1
+        let name = "\(output.kind)\(branchCount)"
+
+        // 1. A bin with only the head queue, blocked at its source pad, linked to the tee:
+        //    from here on the branch collects frames while the rest of it is built.
+        let bin: Bin, head: Element, entry: Pad, teePad: Pad
+        let headSrc: Pad
+        let block: UInt
+        do {
+            bin = try Bin(name: name)
+            head = try Element(factory: "queue", name: "head")
+            try head.set("leaky", EnumNick("downstream"))
+            try head.set("max-size-buffers", max(output.queueLimit, 1))
+            try head.set("max-size-bytes", 0)
+            try head.set("max-size-time", 0)
+            try bin.add(head)
+            entry = try bin.addGhostPad("sink", target: head.staticPad("sink")!)
+            headSrc = head.staticPad("src")!
+            block = headSrc.addProbe([.block, .buffer, .bufferList, .eventDownstream]) { _ in .ok }
+            try pipeline.add(bin)
+            try bin.syncStateWithParent()
+            teePad = try tee.requestPad("src_%u")
+        } catch {
+            throw CaptureError.wrap(error)
+        }
+        let branch: Branch
+        do {
+            try teePad.link(to: entry)
+            // 2. The output's elements, brought up to PLAYING while nothing flows.
+            let ends = try output.build(in: bin, format: format, camera: camera)
+            if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
+            try head.link(to: ends.entry)
+            for child in bin.children where child.name != "head" {
+                try child.syncStateWithParent()
+            }
+            branch = Branch(output: output, bin: bin, head: head, entry: entry, teePad: teePad, sink: ends.sink)
+        } catch {
+            // Undo: the tee must not keep a pad into a dead branch.
+            teePad.unlink(entry)
+            tee.releaseRequestPad(teePad)
+            try? bin.setState(.null)
+            try? pipeline.remove(bin)
+            throw CaptureError.wrap(error)
+        }
+
+        // Once the branch stops the flow (an error or EOS came back up its queue), its tee
+        // pad drops frames instead of passing the failure to the tee, which would stop
+        // every branch. The queue's last flow result is set before the tee could see it.
+        teePad.addProbe(.buffer) { [weak branch] _ in
+            guard let branch else { return .ok }
+            if branch.failed.load(ordering: .relaxed) { return .drop }
+            if headSrc.lastFlowReturn.stopsFlow {
+                branch.failed.store(true, ordering: .relaxed)
+                return .drop
+            }
+            return .ok
+        }
+
+        // 3. The current angle before the first frame, then let the frames go.
+        output.apply(rotation: rotation)
+        branches[ObjectIdentifier(output)] = branch
+        output.didAttach(requestTime: requestTime)
+        headSrc.removeProbe(block)
+        return branch
+    }
+
+    /// How long a branch may take to drain after EOS before it is taken down anyway
+    /// (a fragmented recording keeps what it wrote either way).
+    private static let drainLimit: Duration = .seconds(10)
+
+    private func teardown(_ branch: Branch, error: (any Error)?) async {
+        guard let pipeline, let tee else { return }
+        // 1. Unlink at a moment the tee is not pushing into this pad (IDLE probe). Unlinking
+        //    is what such probes are for; state changes wait for the executor below.
+        retired.insert(branch.name)
+        let unlinked = OneShot<Void>()
+        let teePad = branch.teePad, entry = branch.entry
+        teePad.addProbe(.idle) { _ in
+            teePad.unlink(entry)
+            unlinked.succeed(())
+            return .remove
+        }
+        var drainError: (any Error)? = nil
+        do {
+            try await unlinked.value(timeout: .seconds(5), what: "unlinking \(branch.name)")
+        } catch {
+            teePad.unlink(entry)
+            drainError = error
+        }
+
+        // 2. EOS into this branch only, then wait for it at the branch's sink (a pad probe:
+        //    the bus reports EOS only for the whole pipeline).
+        if error == nil && !branch.failed.load(ordering: .relaxed), let sinkPad = branch.sink.staticPad("sink") {
+            let drained = OneShot<Void>()
+            let probe = sinkPad.addProbe(.eventDownstream) { info in
+                if info.isEOS { drained.succeed(()) }
+                return .ok
+            }
+            entry.send(.eos)
+            do {
+                try await drained.value(timeout: Self.drainLimit, what: "draining \(branch.name)")
+            } catch {
+                drainError = error
+            }
+            sinkPad.removeProbe(probe)
+        }
+
+        // 3. Down, out, and the tee's pad back.
+        do {
+            try branch.bin.setState(.null)
+        } catch {
+            drainError = drainError ?? CaptureError.pipeline(error)
+        }
+        try? pipeline.remove(branch.bin)
+        tee.releaseRequestPad(teePad)
+        branch.output.didDetach(error: error ?? drainError)
+    }
+}

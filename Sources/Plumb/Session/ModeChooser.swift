@@ -1,0 +1,105 @@
+import Foundation
+import GStreamer
+
+/// Picks the camera mode closest to a request, from the caps the camera offers.
+///
+/// The fallbacks, in order (each step only when the one before finds nothing):
+/// 1. the requested size at the requested rate, raw before MJPEG (no decoding cost);
+/// 2. the requested size at the nearest rate the camera offers — MJPEG at the right rate
+///    beats raw at a wrong one, because USB cameras often send raw only at low rates;
+/// 3. the size nearest in area (then in aspect ratio), at the nearest rate.
+/// Frames are never scaled or re-timed: the session's format reports what the camera
+/// really delivers. Sizes and rates offered as ranges are met exactly when the
+/// request falls inside them and clamped to the nearest end when it does not.
+public enum ModeChooser {
+    /// Every mode in `caps` (video/x-raw and image/jpeg structures; others are skipped),
+    /// ranges resolved against the request.
+    public static func modes(in caps: Caps, requested size: VideoSize, rate: FrameRate) -> [CameraMode] {
+        var result: [CameraMode] = []
+        for s in caps.structures {
+            let encodings: [CameraMode.Encoding]
+            switch s.name {
+            case "video/x-raw":
+                let formats = s.values("format").map(unquote)
+                encodings = formats.isEmpty ? [.raw("YUY2")] : formats.map { .raw($0) }
+            case "image/jpeg":
+                encodings = [.mjpeg]
+            default:
+                continue
+            }
+            let widths = integers(s.values("width"), requested: size.width)
+            let heights = integers(s.values("height"), requested: size.height)
+            var offered = s.values("framerate").flatMap { Self.rates($0, requested: rate) }
+            if offered.isEmpty { offered = [rate] }
+            for e in encodings {
+                // Width and height lists pair up by index (v4l2src writes one size per structure);
+                // when their lengths differ, every combination is offered.
+                let sizes: [VideoSize] = widths.count == heights.count
+                    ? zip(widths, heights).map { VideoSize(width: $0, height: $1) }
+                    : widths.flatMap { w in heights.map { VideoSize(width: w, height: $0) } }
+                for sz in sizes {
+                    for r in offered { result.append(CameraMode(encoding: e, size: sz, rate: r)) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The best mode for the request, or nil when there are none.
+    public static func choose(from modes: [CameraMode], size: VideoSize, rate: FrameRate) -> CameraMode? {
+        modes.min { score($0, size, rate) < score($1, size, rate) }
+    }
+
+    private struct Score: Comparable {
+        var sizeDistance: Double
+        var rateDistance: Double
+        var decode: Int
+        static func < (a: Score, b: Score) -> Bool {
+            (a.sizeDistance, a.rateDistance, a.decode) < (b.sizeDistance, b.rateDistance, b.decode)
+        }
+    }
+
+    private static func score(_ m: CameraMode, _ size: VideoSize, _ rate: FrameRate) -> Score {
+        let sizeDistance: Double
+        if m.size == size {
+            sizeDistance = 0
+        } else {
+            let area = abs(Double(m.size.area - size.area)) / Double(max(size.area, 1))
+            let aspect = abs(Double(m.size.width) / Double(m.size.height) - Double(size.width) / Double(size.height))
+            sizeDistance = 1 + area + aspect / 100
+        }
+        return Score(sizeDistance: sizeDistance, rateDistance: abs(m.rate.perSecond - rate.perSecond),
+                     decode: m.isMJPEG ? 1 : 0)
+    }
+
+    private static func unquote(_ s: String) -> String {
+        s.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+    }
+
+    /// "640", or a range "[ 16, 1920 ]" met at the request (clamped, even) when possible.
+    private static func integers(_ values: [String], requested: Int) -> [Int] {
+        values.compactMap { v -> Int? in
+            if let i = Int(v.trimmingCharacters(in: .whitespaces)) { return i }
+            let bounds = rangeBounds(v).compactMap { Int($0) }
+            guard bounds.count >= 2 else { return nil }
+            return min(max(requested, bounds[0]), bounds[1])
+        }
+    }
+
+    /// "30/1", or a range "[ 1/1, 60/1 ]" met at the request when it lies inside.
+    private static func rates(_ value: String, requested: FrameRate) -> [FrameRate] {
+        if let r = FrameRate(parsing: value), !value.contains("[") { return [r] }
+        let bounds = rangeBounds(value).compactMap { FrameRate(parsing: $0) }
+        guard bounds.count >= 2 else { return [] }
+        if requested.perSecond < bounds[0].perSecond { return [bounds[0]] }
+        if requested.perSecond > bounds[1].perSecond { return [bounds[1]] }
+        return [requested]
+    }
+
+    private static func rangeBounds(_ text: String) -> [String] {
+        guard text.hasPrefix("[") else { return [] }
+        return text.dropFirst().dropLast().split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
