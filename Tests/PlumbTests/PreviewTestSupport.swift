@@ -78,3 +78,11 @@ func waitUntil(_ timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// A counter that streaming threads may bump.
+final class TestCounter: @unchecked Sendable {  // `count` is only touched under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
