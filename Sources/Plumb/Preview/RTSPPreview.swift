@@ -83,13 +83,12 @@ public final class RTSPPreview: Sendable {
     }
 
     /// Disconnects every consumer and stops listening; the stream keeps running. Idempotent.
+    ///
+    /// The media's subscription ends when gst-rtsp-server lets the media go, not here: a
+    /// consumer caught in DESCRIBE waits for the media to preroll, which needs the frames
+    /// the subscription brings — cutting them first would leave it hanging.
     public func stop() {
         server.stop()
-        let live = media.withLock { m in
-            defer { m.live.removeAll() }
-            return m.live
-        }
-        for subscription in live { subscription.cancel() }
     }
 
     /// The bound port (after `start`).
