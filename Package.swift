@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "plumb", targets: ["PlumbCLI"]),
         // A tiny recorder that tests run as a separate process (kill -9 mid-recording).
         .executable(name: "plumb-testrig", targets: ["PlumbTestRig"]),
+        // Measurements for `make bench` (bench/*.sh): too machine-dependent for tests.
+        .executable(name: "plumb-bench", targets: ["PlumbBench"]),
         .library(name: "Plumb", targets: ["Plumb"]),
     ],
     targets: [
@@ -28,6 +30,7 @@ let package = Package(
         .target(name: "Plumb", dependencies: ["GStreamer"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
         .executableTarget(name: "PlumbTestRig", dependencies: ["Plumb"]),
+        .executableTarget(name: "PlumbBench", dependencies: ["Plumb", "GStreamer"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),

@@ -38,9 +38,9 @@ final class RTSPConsumer: @unchecked Sendable {  // the process handles are only
     let started = Date()
 
     /// `rtspsrc location=URL ! <tail>`; latency 0 so frames are handed on as they come.
-    init(_ url: String, tail: [String]) throws {
+    init(_ url: String, transport: String = "tcp", tail: [String]) throws {
         (process, out, err) = try PlumbProcess.start(PlumbProcess.tool("gst-launch-1.0"), [
-            "-q", "rtspsrc", "location=\(url)", "protocols=tcp", "latency=0", "!",
+            "-q", "rtspsrc", "location=\(url)", "protocols=\(transport)", "latency=0", "!",
         ] + tail)
     }
 

@@ -17,14 +17,16 @@ final class RTSPPreviewTests: XCTestCase {
         XCTAssertEqual(p.height, 240)
     }
 
-    func testRtspsrcDecodesFramesOfTheConfiguredSize() throws {
+    func testRtspsrcDecodesFramesOfTheConfiguredSizeOverTCPAndUDP() throws {
         let rig = try PreviewRig.start(self, size: VideoSize(width: 352, height: 288))
-        let consumer = try RTSPConsumer(rig.url, tail: [
-            "rtph264depay", "!", "avdec_h264", "!", "video/x-raw,width=352,height=288", "!",
-            "fakesink", "num-buffers=30", "sync=false",
-        ])
-        let r = consumer.finish(timeout: 30)
-        XCTAssertEqual(r.code, 0, "the consumer did not decode 30 frames of 352x288: \(r.stderr)")
+        for transport in ["tcp", "udp"] {
+            let consumer = try RTSPConsumer(rig.url, transport: transport, tail: [
+                "rtph264depay", "!", "avdec_h264", "!", "video/x-raw,width=352,height=288", "!",
+                "fakesink", "num-buffers=30", "sync=false",
+            ])
+            let r = consumer.finish(timeout: 30)
+            XCTAssertEqual(r.code, 0, "the \(transport) consumer did not decode 30 frames of 352x288: \(r.stderr)")
+        }
         XCTAssertEqual(rig.source.errors, [])
     }
 

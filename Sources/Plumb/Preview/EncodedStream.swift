@@ -22,6 +22,8 @@ public final class EncodedStream: Sendable {
         public var frames = 0
         /// Of which keyframes (IDR with SPS/PPS).
         public var keyframes = 0
+        /// Their total size in bytes.
+        public var bytes = 0
         /// Keyframe wishes from outside (`requestKeyframe`, `subscribe`).
         public var keyframeWishes = 0
         /// Force-key-unit events actually sent upstream to the encoder (the gate's output).
@@ -161,6 +163,7 @@ public final class EncodedStream: Sendable {
         let now = clock.now
         let (subscribers, resend, sink) = state.withLock { s in
             s.statistics.frames += 1
+            s.statistics.bytes += buffer.size
             if isKeyframe { s.statistics.keyframes += 1 }
             if let caps { s.caps = caps }
             return (s.subscribers, s.gate.frame(isKeyframe: isKeyframe, at: now), s.sink)

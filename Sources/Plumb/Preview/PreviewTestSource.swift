@@ -39,13 +39,15 @@ public final class PreviewTestSource: Sendable {
         let state = Mutex<(frames: [Frame], errors: [GStreamerError])>(([], []))
     }
 
-    public init(size: VideoSize = VideoSize(width: 320, height: 240), rate: Int = 30,
+    /// `pattern` is a videotestsrc pattern: "ball" (little to encode), "snow" (noise: the
+    /// encoder runs at its bitrate cap, like a grainy camera).
+    public init(size: VideoSize = VideoSize(width: 320, height: 240), rate: Int = 30, pattern: String = "ball",
                 encoding: PreviewEncoding = PreviewEncoding(), stream: EncodedStream = EncodedStream()) throws {
         self.size = size
         self.rate = rate
         self.stream = stream
         let pipeline = try Pipeline.parse("""
-            videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=\(size.width),height=\(size.height),\
+            videotestsrc is-live=true pattern=\(pattern) ! video/x-raw,format=I420,width=\(size.width),height=\(size.height),\
             framerate=\(rate)/1 ! tee name=tee \
             tee. ! queue name=record_queue ! fakesink name=record sync=true enable-last-sample=false \
             tee. ! queue name=preview_queue leaky=downstream max-size-buffers=2 max-size-bytes=0 max-size-time=0
