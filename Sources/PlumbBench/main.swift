@@ -86,7 +86,7 @@ func inProcessFirstFrame(_ url: String, transport: String) -> Double? {
     }
     let start = DispatchTime.now()
     _ = client.requestState(.playing)
-    let got = first.wait(timeout: .now() + 20) == .success
+    let got = first.wait(timeout: .now() + 5) == .success
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     try? client.setState(.null)
     return got ? elapsed : nil
@@ -155,7 +155,7 @@ func rtspPreview(_ arguments: [String]) {
         let start = DispatchTime.now()
         let p = launch(["rtspsrc", "location=\(url)", "protocols=\(transport)", "latency=0", "!", "rtph264depay", "!",
                         "avdec_h264", "!", "fakesink", "num-buffers=1"])
-        if waitExit(p, timeout: 20) {
+        if waitExit(p, timeout: 5) {
             external.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
         }
     }
@@ -166,15 +166,16 @@ func rtspPreview(_ arguments: [String]) {
             startup.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
         }
     }
-    guard inProcess.count == joins, external.count == joins else {
-        fail("only \(inProcess.count) + \(external.count) of \(joins) + \(joins) joining consumers decoded a frame")
+    guard !inProcess.isEmpty, !external.isEmpty else {
+        fail("no joining consumer decoded a frame within 5 s")
     }
     watcher.interrupt()
     _ = waitExit(watcher, timeout: 10)
     say("time to first decoded frame, consumer joining mid-stream (rtspsrc latency=0, \(transport.uppercased())), \(joins) joins each:")
-    say("  rtspsrc in this process:   median \(format(median(inProcess))), max \(format(inProcess.max()!))")
+    say("  rtspsrc in this process:   median \(format(median(inProcess))), max \(format(inProcess.max()!))"
+        + "; \(inProcess.count) of \(joins) within 5 s")
     say("  gst-launch-1.0 process:    median \(format(median(external))), max \(format(external.max()!))"
-        + "  (its own start-up alone: median \(format(median(startup))))")
+        + "; \(external.count) of \(joins) within 5 s  (its own start-up alone: median \(format(median(startup))))")
     say("  keyframes made: \(source.stream.statistics.keyframes), requests sent to the encoder: "
         + "\(source.stream.statistics.keyframeRequestsSent), wishes: \(source.stream.statistics.keyframeWishes)")
 
