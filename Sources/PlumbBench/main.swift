@@ -1,7 +1,7 @@
 // plumb-bench: measurements that are too machine-dependent for tests. Run by `make bench`
 // (bench/*.sh). Prints what it measured; exit 1 when a measurement could not be made.
 //
-//   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern snow|ball|...] [--transport tcp|udp]
+//   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern snow|ball|...] [--transport tcp|udp] [--bitrate KBITS]
 //
 // rtsp-preview: a live test pattern is encoded by the preview branch and served by
 // RTSPPreview (all in this process, as `plumb serve` will). It reports
@@ -109,6 +109,7 @@ func rtspPreview(_ arguments: [String]) {
     var seconds = 10.0
     var pattern = "snow"
     var transport = "tcp"
+    var bitrate = 1500
     var args = arguments[...]
     while let flag = args.popFirst() {
         guard let value = args.popFirst() else { fail("\(flag) needs a value") }
@@ -118,13 +119,14 @@ func rtspPreview(_ arguments: [String]) {
         case "--joins": joins = Int(value) ?? { fail("--joins wants a number") }()
         case "--seconds": seconds = Double(value) ?? { fail("--seconds wants a number") }()
         case "--pattern": pattern = value
+        case "--bitrate": bitrate = Int(value) ?? { fail("--bitrate wants kbit/s") }()
         case "--transport":
             guard ["tcp", "udp"].contains(value) else { fail("--transport wants tcp or udp") }
             transport = value
         default: fail("unknown option \(flag)")
         }
     }
-    let encoding = PreviewEncoding(keyframeInterval: 3000)
+    let encoding = PreviewEncoding(bitrate: bitrate, keyframeInterval: 3000)
     let source: PreviewTestSource
     let preview: RTSPPreview
     let loop = MainContextThread(name: "bench.rtsp")
@@ -231,5 +233,5 @@ switch arguments.first {
 case "rtsp-preview":
     rtspPreview(Array(arguments.dropFirst()))
 default:
-    fail("usage: plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern snow|ball|...] [--transport tcp|udp]")
+    fail("usage: plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern snow|ball|...] [--transport tcp|udp] [--bitrate KBITS]")
 }

@@ -147,4 +147,19 @@ final class RTSPPublisherTests: XCTestCase {
         XCTAssertLessThan(frames.largestArrivalGap, 1_000_000_000, "the source stalled")
         XCTAssertEqual(source.errors, [])
     }
+
+    func testPublisherOverUDP() throws {
+        let source = try PreviewTestSource(encoding: PreviewEncoding(keyframeInterval: 3000))
+        defer { source.stop() }
+        try source.start()
+        let server = try RecordServer()
+        defer { server.stop() }
+        let publisher = try RTSPPublisher(stream: source.stream, configuration: .init(url: server.url, transport: .udp))
+        publisher.start()
+        XCTAssertTrue(waitUntil(20) { publisher.state == .connected && server.decodedFrames >= 30 },
+                      "state \(publisher.state), \(server.decodedFrames) frames decoded")
+        publisher.stop()
+        XCTAssertEqual(publisher.state, .stopped)
+        XCTAssertEqual(source.stream.subscriberCount, 0, "a stopped publisher lets go of its subscription")
+    }
 }
