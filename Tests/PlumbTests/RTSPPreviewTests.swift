@@ -150,3 +150,36 @@ final class RTSPPreviewTests: XCTestCase {
         }
     }
 }
+
+/// The encoded preview plugged into the real capture session.
+final class EncodedPreviewOutputTests: XCTestCase {
+    func testTheSessionFeedsTheRTSPPreviewAndItsRotation() async throws {
+        let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240),
+                                                    rate: FrameRate(30))
+        let output = EncodedPreviewOutput(encoding: PreviewEncoding(keyframeInterval: 3000))
+        try await session.attach(output)
+        let loop = MainContextThread(name: "session-rtsp-test")
+        let preview = try RTSPPreview(stream: output.stream, configuration: .init(port: 0))
+        try preview.start(on: loop.context)
+        defer {
+            preview.stop()
+            loop.stop()
+        }
+        let (probe, err) = try Probe.live(preview.url)
+        XCTAssertEqual(probe?.width, 320, err)
+        XCTAssertEqual(probe?.height, 240, err)
+        // The session's rotation reaches the preview's pixels.
+        await session.setRotation(.degrees90)
+        XCTAssertEqual(output.rotation, .degrees90)
+        let (turned, turnedErr) = try Probe.live(preview.url)
+        XCTAssertEqual(turned?.width, 240, turnedErr)
+        XCTAssertEqual(turned?.height, 320, turnedErr)
+        // Detached: the stream lets go of the branch, the camera runs on.
+        try await session.detach(output)
+        let frames = await session.frameCount
+        try await session.waitForFrames(frames + 15)
+        let branches = await session.attachedBranches
+        XCTAssertEqual(branches, [])
+        await session.close()
+    }
+}

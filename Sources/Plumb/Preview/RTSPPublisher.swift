@@ -194,6 +194,12 @@ public final class RTSPPublisher: Sendable {
             let sink = pipeline.element(named: "sink")!
             try sink.set("location", configuration.url)
             try sink.set("protocols", parsing: configuration.transport.rawValue)
+            // A server that stops answering (rather than closing the connection) fails a
+            // request within the connect timeout instead of rtspclientsink's 20 s, so
+            // tearing the attempt down never waits long either.
+            let micros = configuration.connectTimeout.components.seconds * 1_000_000
+                + configuration.connectTimeout.components.attoseconds / 1_000_000_000_000
+            try sink.set("tcp-timeout", Int(micros))
             let watch = pipeline.watchMessages(on: loop.context) { [weak self] message in
                 self?.handle(message, generation: generation)
             }
