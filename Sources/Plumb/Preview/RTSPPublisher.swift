@@ -144,7 +144,7 @@ public final class RTSPPublisher: Sendable {
 
     public var state: State { inner.withLock { $0.state } }
 
-    /// Attempts since start.
+    /// Attempts since the publisher was made.
     public var attempts: Int { inner.withLock { $0.attempts } }
 
     /// Times the server accepted RECORD.
