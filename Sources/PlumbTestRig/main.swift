@@ -3,6 +3,7 @@
 //
 //   plumb-testrig record FILE [--size WxH] [--fps N] [--seconds S] [--codec h264|h265]
 //   plumb-testrig bench [--size WxH] [--fps N] [--photos N] [--recordings N]   (see Bench.swift)
+//   plumb-testrig rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]   (see RotationBench.swift)
 //
 // Prints one JSON line per event on stdout, flushed at once:
 //   {"event":"recording","first_frame_ms":...}  when the first frame is in the muxer
@@ -24,6 +25,7 @@ func fail(_ message: String, code: Int32) -> Never {
 let usage = """
     usage: plumb-testrig record FILE [--size WxH] [--fps N] [--seconds S] [--codec h264|h265]
            plumb-testrig bench [--size WxH] [--fps N] [--photos N] [--recordings N]
+           plumb-testrig rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]
     """
 var args = Array(CommandLine.arguments.dropFirst())
 let command = args.first ?? ""
@@ -34,6 +36,8 @@ case "record" where args.count >= 2:
     args.removeFirst(2)
 case "bench":
     args.removeFirst()
+case "rotation-latency":
+    await RotationBench.main(Array(args.dropFirst()))
 default:
     fail(usage, code: 2)
 }
