@@ -133,6 +133,30 @@ final class SplitOnRotationTests: XCTestCase {
         XCTAssertEqual(try checkSegments(recording, facts, tee), [.degrees0, .degrees270])
     }
 
+    /// Burn-in and split together: each file's pixels are turned by its own angle (a quarter
+    /// turn swaps the size) and none carries rotation metadata.
+    func testBurntInFilesSplitToo() async throws {
+        let dir = try temporaryDirectory(self)
+        var options = splitting
+        options.burnIn = true
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("burnt.mp4"), options: options)
+        _ = try await recording.firstFrameTime()
+        await session.setRotation(.degrees90)
+        let split = await waitUntil { recording.segments.count == 2 }
+        XCTAssertTrue(split, "\(recording.splitFailures)")
+        try await Task.sleep(for: .milliseconds(300))
+        let facts = try await recording.stop()
+        await session.close()
+        XCTAssertEqual(facts.segments?.map(\.burnedIn), [0, 90])
+        for (url, (width, height)) in zip(recording.urls, [(320, 240), (240, 320)]) {
+            let probe = try XCTUnwrap(Probe.read(url))
+            XCTAssertEqual(probe.width, width, url.lastPathComponent)
+            XCTAssertEqual(probe.height, height, url.lastPathComponent)
+            XCTAssertEqual(try IndependentReaders.ffprobeRotation(url.path), 0)
+        }
+    }
+
     /// Without the option a turn changes nothing in a running recording (one file, the angle
     /// of its start); closing the session in the middle of a split leaves every file finalized.
     func testNoSplitWithoutTheOptionAndClosingMidSplitFinalizesEveryFile() async throws {
