@@ -49,7 +49,7 @@ final class RecordingOrientationTests: XCTestCase {
                 recordings.append((container, try await session.startRecording(to: url, options: options(container))))
             }
             for (_, r) in recordings { _ = try await r.firstFrameTime() }
-            try await Task.sleep(for: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(350))
             for (container, recording) in recordings {
                 let facts = try await recording.stop()
                 let path = recording.url.path
