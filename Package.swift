@@ -5,8 +5,8 @@ let package = Package(
     name: "Plumb",
     products: [
         .executable(name: "plumb", targets: ["PlumbCLI"]),
-        // A tiny recorder that tests run as a separate process (kill -9 mid-recording).
-        .executable(name: "plumb-testrig", targets: ["PlumbTestRig"]),
+        // Capture latency benchmarks (bench/capture-latency.sh).
+        .executable(name: "plumb-bench", targets: ["PlumbBench"]),
         .library(name: "Plumb", targets: ["Plumb"]),
     ],
     targets: [
@@ -39,7 +39,7 @@ let package = Package(
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(name: "Plumb", dependencies: ["GStreamer", "Soup", "CGio"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
-        .executableTarget(name: "PlumbTestRig", dependencies: ["Plumb"]),
+        .executableTarget(name: "PlumbBench", dependencies: ["Plumb"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),

@@ -6,7 +6,8 @@ enum PlumbMain {
     static let version = "0.1.0"
 
     static var commands: [any Command.Type] { [
-        CheckCommand.self, RunCommand.self, DevicesCommand.self,
+        CheckCommand.self, RunCommand.self, DevicesCommand.self, PhotoCommand.self, RecordCommand.self,
+        RotationCommand.self, InspectCommand.self,
     ] }
 
     static var help: String {
@@ -23,7 +24,8 @@ enum PlumbMain {
               --version   print the version
               --help      this text; `plumb COMMAND --help` for a command
 
-            Exit codes: 0 done, 1 runtime failure, 2 bad usage or pipeline description, 130 aborted.
+            Exit codes: 0 done, 1 runtime failure, 2 bad usage or pipeline description (nothing
+            was started), 130 aborted by a second signal (or interrupted before anything was captured).
             """
     }
 

@@ -70,7 +70,12 @@ final class SignalWatch: @unchecked Sendable {
         sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
+            // Signals that arrive together are coalesced into one event: `data` counts them,
+            // so a quick double Ctrl-C still counts as two. (The handler holds its source until
+            // `cancel()`, when Dispatch lets go of the handler.)
+            source.setEventHandler {
+                for _ in 0..<max(1, Int(source.data)) { handler(number) }
+            }
             source.resume()
             return source
         }

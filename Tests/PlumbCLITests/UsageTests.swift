@@ -7,7 +7,7 @@ final class UsageTests: XCTestCase {
     func testHelpOnEveryCommand() throws {
         let top = try PlumbProcess.plumb("--help")
         XCTAssertEqual(top.code, 0)
-        let commands = ["check", "run", "devices"]
+        let commands = ["check", "run", "devices", "photo", "record", "rotation", "inspect"]
         for command in commands {
             XCTAssertTrue(top.stdout.contains("  \(command)"), "top-level help lists \(command)")
             let r = try PlumbProcess.plumb(command, "--help")
@@ -25,7 +25,7 @@ final class UsageTests: XCTestCase {
 
     func testUsageErrorsExit2() throws {
         for args in [["frobnicate"], ["check"], ["run"], ["check", "x.pipeline", "--bogus"], ["run", "x", "--duration", "-3"],
-                     ["devices", "extra"], []] {
+                     ["devices", "extra"], ["record"], ["photo", "--camera"], []] {
             let r = try PlumbProcess.run(PlumbProcess.binary, args)
             XCTAssertEqual(r.code, 2, "\(args): \(r.stderr)")
         }

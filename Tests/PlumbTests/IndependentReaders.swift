@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbTestSupport
 import XCTest
 
 /// Readers that are not Plumb's: ffprobe and exiftool, as the standards require.

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbTestSupport
 import XCTest
 
 final class JPEGExifReaderTests: XCTestCase {

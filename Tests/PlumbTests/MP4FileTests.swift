@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbTestSupport
 import XCTest
 
 /// Plumb's MP4 reader and patcher on real files from mp4mux and ffmpeg, checked against ffprobe and exiftool.

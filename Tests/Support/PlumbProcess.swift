@@ -6,6 +6,8 @@ public struct ProcessResult {
     public var code: Int32
     public var stdout: String
     public var stderr: String
+    /// stdout as bytes (a JPEG written to `-o -`).
+    public var stdoutData = Data()
 }
 
 public enum PlumbProcess {
@@ -59,7 +61,8 @@ public enum PlumbProcess {
         group.wait()
         return ProcessResult(code: p.terminationStatus,
                              stdout: String(decoding: o.data, as: UTF8.self),
-                             stderr: String(decoding: e.data, as: UTF8.self))
+                             stderr: String(decoding: e.data, as: UTF8.self),
+                             stdoutData: o.data)
     }
 
     public static func run(_ executable: URL, _ args: [String], cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
@@ -70,6 +73,27 @@ public enum PlumbProcess {
     /// `plumb ARGS...`
     public static func plumb(_ args: String..., cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
         try run(binary, args, cwd: cwd, timeout: timeout)
+    }
+
+    /// Reads `pipe` until `text` appears; what was read, or nil when the pipe closed or
+    /// `timeout` passed first. Read before `finish`, which collects the rest.
+    public static func waitFor(_ text: String, in pipe: Pipe, timeout: TimeInterval) -> String? {
+        final class Seen: @unchecked Sendable { var text = ""; let lock = NSLock() }  // guarded by lock
+        let seen = Seen()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var read = ""
+            while !read.contains(text) {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                read += String(decoding: chunk, as: UTF8.self)
+            }
+            seen.lock.withLock { seen.text = read }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+        let read = seen.lock.withLock { seen.text }
+        return read.contains(text) ? read : nil
     }
 
     public static func tool(_ name: String) -> URL {

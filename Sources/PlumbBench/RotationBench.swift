@@ -2,7 +2,7 @@ import Foundation
 import Plumb
 import Synchronization
 
-/// `plumb-testrig rotation-latency`: how long a turn of the device takes to show in the
+/// `plumb-bench rotation-latency`: how long a turn of the device takes to show in the
 /// preview, printed as numbers.
 ///
 /// A replayed accelerometer turns the device between 0 and 90 degrees, a few hundred
@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// All on the monotonic clock.
 enum RotationBench {
-    static let usage = "usage: plumb-testrig rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]"
+    static let usage = "usage: plumb-bench rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]"
 
     static func main(_ arguments: [String]) async -> Never {
         var args = arguments
@@ -110,7 +110,7 @@ enum RotationBench {
             if let value = probe() { return value }
             try await Task.sleep(for: .milliseconds(1))
         }
-        FileHandle.standardError.write(Data("plumb-testrig: gave up waiting for \(what)\n".utf8))
+        FileHandle.standardError.write(Data("plumb-bench: gave up waiting for \(what)\n".utf8))
         return nil
     }
 

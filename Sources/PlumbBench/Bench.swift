@@ -1,7 +1,7 @@
 import Foundation
 import Plumb
 
-/// `plumb-testrig bench`: the capture latencies, printed as numbers.
+/// `plumb-bench`: the capture latencies, printed as numbers.
 ///
 /// - still latency: `takePhoto()` called -> JPEG bytes returned, on a running session
 ///   whose photo branch is attached (the first, cold photo is reported apart);

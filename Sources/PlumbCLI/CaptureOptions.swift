@@ -1,0 +1,102 @@
+import Foundation
+import Plumb
+
+/// The options `plumb photo` and `plumb record` share: the camera and the frame size,
+/// and the value parsers that say what to fix.
+struct CaptureOptions {
+    /// `--camera` as given; nil means the first camera found.
+    var camera: String?
+    var size: VideoSize
+
+    static let defaultSize = VideoSize(width: 1280, height: 720)
+
+    static let help = """
+          --camera NAME|PATH|test
+                           the camera: a name or its start (as `plumb devices` lists it), a
+                           device path (/dev/video0), or `test` for the moving test pattern
+                           (`test:smpte` for scrolling bars); default: the first camera found
+          --size WxH       the frame size (default 1280x720); a camera that lacks it gives
+                           the nearest it has, and the facts say what was used
+        """
+
+    static func parse(_ arguments: inout Arguments) throws(UsageError) -> CaptureOptions {
+        let camera = try arguments.option("--camera")
+        if camera?.isEmpty == true { throw UsageError("--camera needs a name, a device path or `test`") }
+        var size = defaultSize
+        if let text = try arguments.option("--size") { size = try parseSize(text) }
+        return CaptureOptions(camera: camera, size: size)
+    }
+
+    /// The camera to open. Throws `CameraError` (unknown name) or `UsageError` (none connected).
+    func source() throws -> CameraSource {
+        if let camera { return try CameraSource.resolve(camera) }
+        guard let first = CameraDevice.all().first else {
+            throw UsageError("no camera found (`plumb devices` lists none); give --camera PATH or NAME, or --camera test for the test pattern")
+        }
+        return .device(first)
+    }
+
+    static func parseSize(_ text: String) throws(UsageError) -> VideoSize {
+        guard let size = VideoSize(parsing: text), size.width <= 16384, size.height <= 16384 else {
+            throw UsageError("--size \(text): expected WIDTHxHEIGHT such as 1280x720, each side 1 to 16384")
+        }
+        return size
+    }
+
+    /// A whole number in `range`, for `option`.
+    static func parseInt(_ text: String, option: String, range: ClosedRange<Int>, what: String) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("\(option) \(text): expected \(what) from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}
+
+extension CameraError.Cause {
+    /// The camera argument names nothing usable (a typo, a wrong path): the user fixes
+    /// the command line (exit 2). The other causes are a real camera failing (exit 1).
+    var isBadArgument: Bool {
+        switch self {
+        case .unknownName, .notFound, .notADevice, .notACaptureDevice: return true
+        case .busy, .permissionDenied, .noUsableFormat, .noFrames, .failed: return false
+        }
+    }
+}
+
+/// How a one-shot command reports an error from the engine: the message on stderr, then
+/// exit 2 for what the command line can fix (an unknown camera, an unwritable path, a value
+/// out of range), exit 1 for a failure at run time (the camera's error names the device).
+func report(_ error: any Error, command: String) -> ExitCode {
+    FileHandle.standardError.write("plumb \(command): error: \(error)\n")
+    switch error {
+    case let e as CameraError:
+        return e.cause.isBadArgument ? .usage : .failure
+    case CaptureError.camera(let e):
+        return e.cause.isBadArgument ? .usage : .failure
+    case CaptureError.unwritable, CaptureError.invalidArgument, is UsageError:
+        return .usage
+    default:
+        return .failure
+    }
+}
+
+/// One JSON object: an engine's facts plus the file they describe.
+struct FactsReport<Facts: Encodable>: Encodable {
+    var facts: Facts
+    var file: String?
+
+    private enum Key: String, CodingKey { case file }
+
+    func encode(to encoder: any Encoder) throws {
+        try facts.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(file, forKey: .file)
+    }
+
+    /// One line, keys sorted, slashes as they are.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Plumb
+
+/// `plumb photo [-o FILE] [--camera ...] [--size WxH] [--settle MS | --settle-frames N] [--quality Q] [--gps ...]`
+///
+/// One session for one still, like the seeds' camera rig: open, let the exposure settle,
+/// take the next frame, close; then write the JPEG and print its facts.
+enum PhotoCommand: Command {
+    static let name = "photo"
+    static let summary = "take one photo (JPEG with EXIF) and print its facts as JSON"
+    static let help = """
+        Usage: plumb photo [-o FILE] [--camera NAME|PATH|test] [--size WxH]
+                           [--settle MS | --settle-frames N] [--quality Q] [--gps LAT,LON[,ALT]]
+
+        Opens the camera, lets its exposure settle, takes one frame as a JPEG, closes the
+        camera, writes the file and prints its facts as one line of JSON on stdout:
+        camera, width, height, bytes, taken_at, orientation, gps, quality, file.
+        EXIF carries Make/Model (the camera), DateTimeOriginal, Orientation and GPS.
+        The file appears complete or not at all (written aside, then moved into place).
+
+        Options:
+          -o FILE          where to write the JPEG; default photo-YYYYmmdd-HHMMSS.jpg in the
+                           current folder (or in FILE when it is a folder); `-o -` writes the
+                           JPEG to stdout and the facts to stderr
+          --force          replace FILE if it exists (without it, an existing FILE is an error)
+        \(CaptureOptions.help)
+          --settle MS      wait MS milliseconds for the exposure to settle (0 to 60000; default
+                           800 on a camera, 0 on the test pattern)
+          --settle-frames N
+                           wait for N frames instead (0 to 10000)
+          --quality Q      JPEG quality, 1 to 100 (default 90)
+          --gps LAT,LON[,ALT]
+                           write GPS tags: degrees (north and east positive), metres
+
+        Ctrl-C or SIGTERM before the photo is taken closes the camera and writes nothing
+        (exit 130). Exit codes: 0 written, 1 the camera or the file failed at run time,
+        2 a bad argument (nothing is opened or written), 130 interrupted.
+        """
+
+    static func run(_ arguments: inout Arguments) async throws -> ExitCode {
+        let output = try arguments.option("-o", "--output")
+        let force = arguments.flag("--force")
+        let capture = try CaptureOptions.parse(&arguments)
+        let settleMS = try arguments.option("--settle").map { text throws(UsageError) in
+            try CaptureOptions.parseInt(text, option: "--settle", range: 0...60_000, what: "milliseconds")
+        }
+        let settleFrames = try arguments.option("--settle-frames").map { text throws(UsageError) in
+            try CaptureOptions.parseInt(text, option: "--settle-frames", range: 0...10_000, what: "a number of frames")
+        }
+        if settleMS != nil && settleFrames != nil {
+            throw UsageError("--settle and --settle-frames: give one or the other")
+        }
+        let quality = try arguments.option("--quality").map { text throws(UsageError) in
+            try CaptureOptions.parseInt(text, option: "--quality", range: 1...100, what: "a JPEG quality")
+        } ?? 90
+        let location = try arguments.option("--gps").map(parseLocation)
+        try arguments.finish()
+
+        let target = try OutputTarget.resolve(output, force: force, prefix: "photo", ext: "jpg", allowStdout: true)
+        if target.place == .standardOutput && isatty(STDOUT_FILENO) != 0 {
+            throw UsageError("-o -: stdout is a terminal; redirect it (plumb photo -o - > photo.jpg) or give a file name")
+        }
+        let source: CameraSource
+        do {
+            source = try capture.source()
+        } catch {
+            return report(error, command: name)
+        }
+        let settle: Settle = settleFrames.map { .frames($0) }
+            ?? .milliseconds(settleMS ?? (source.isTestPattern ? 0 : 800))
+
+        let interrupt = Interrupt(abortMessage: "plumb photo: aborted by a second signal; no photo was written")
+        let session: CaptureSession
+        do {
+            session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(30))
+        } catch {
+            return report(error, command: name)
+        }
+        let photo: Photo?
+        do {
+            photo = try await untilInterrupted(interrupt) {
+                switch settle {
+                case .milliseconds(let ms) where ms > 0: try await Task.sleep(for: .milliseconds(ms))
+                case .frames(let n) where n > 0: try await session.waitForFrames(n)
+                default: break
+                }
+                return try await session.takePhoto(quality: quality, location: location)
+            }
+        } catch {
+            await session.close()
+            return report(error, command: name)
+        }
+        await session.close()
+        guard let photo else {
+            FileHandle.standardError.write("plumb photo: \(interrupt.signalName): stopped before the photo was taken; nothing was written\n")
+            return .aborted
+        }
+
+        let written: URL
+        do {
+            written = try target.write(photo.jpeg, interrupt: interrupt)
+        } catch {
+            return report(error, command: name)
+        }
+        let facts = FactsReport(facts: photo.facts, file: target.url == nil ? nil : written.path).json
+        if target.place == .standardOutput {
+            FileHandle.standardError.write(facts + "\n")
+        } else {
+            say(facts)
+        }
+        return .success
+    }
+
+    private enum Settle {
+        case milliseconds(Int)
+        case frames(Int)
+    }
+
+    /// "LAT,LON" or "LAT,LON,ALT" in degrees and metres.
+    static func parseLocation(_ text: String) throws(UsageError) -> GeoLocation {
+        let texts = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = texts.map { Double($0) }
+        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0?.isFinite == true }) else {
+            throw UsageError("--gps \(text): expected LAT,LON or LAT,LON,ALT in degrees and metres, such as 48.8584,2.2945,35")
+        }
+        let latitude = parts[0]!, longitude = parts[1]!
+        guard (-90...90).contains(latitude) else {
+            throw UsageError("--gps \(text): latitude \(texts[0]) is out of range (-90 to 90)")
+        }
+        guard (-180...180).contains(longitude) else {
+            throw UsageError("--gps \(text): longitude \(texts[1]) is out of range (-180 to 180)")
+        }
+        return GeoLocation(latitude: latitude, longitude: longitude, altitude: parts.count == 3 ? parts[2] : nil)
+    }
+}
+
+/// Runs `operation` until it finishes or the first signal arrives; nil when interrupted
+/// (the operation is cancelled then, and awaited).
+func untilInterrupted<T: Sendable>(_ interrupt: Interrupt,
+                                   _ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
+    if interrupt.isRequested { return nil }
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            await interrupt.requested()
+            return nil
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

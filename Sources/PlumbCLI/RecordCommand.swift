@@ -1,0 +1,239 @@
+import Foundation
+import Plumb
+
+/// `plumb record --seconds N [-o FILE] [--camera ...] [--size WxH] [--fps N] [--codec h264|h265]`
+///
+/// One session for one recording: open, record N seconds from the first frame (a keyframe
+/// made for the request), stop with EOS so the MP4 is finalized, close, print the facts.
+enum RecordCommand: Command {
+    static let name = "record"
+    static let summary = "record N seconds to an MP4 (H.264/H.265) and print its facts as JSON"
+    static let help = """
+        Usage: plumb record --seconds N [-o FILE] [--camera NAME|PATH|test] [--size WxH]
+                            [--fps N] [--codec h264|h265]
+
+        Opens the camera, records N seconds into a fragmented MP4 (a crash or power cut
+        loses at most the last second), stops with EOS so the file is finalized, closes
+        the camera and prints the facts as one line of JSON on stdout: codec, encoder,
+        width, height, seconds, frames, bytes, started_at, rotation, file. When it starts it
+        says so on stderr; on a terminal a progress line follows there (elapsed, frames, bytes).
+
+        Options:
+          --seconds N      how long to record, 1 to 3600 (decimals allowed)
+          -o FILE          the MP4 to write; default recording-YYYYmmdd-HHMMSS.mp4 in the
+                           current folder (or in FILE when it is a folder)
+          --force          replace FILE if it exists (without it, an existing FILE is an error)
+        \(CaptureOptions.help)
+          --fps N          frames per second, 1 to 1000 (default 30); a camera that lacks it
+                           gives the nearest it has
+          --codec C        h264 (default) or h265; when its encoder is missing the other one is
+                           used, and the facts say which
+
+        Ctrl-C or SIGTERM stops early the way the end of N seconds does: EOS, the file is
+        finalized, the facts are printed, exit 0. A second signal aborts at once (exit 130;
+        the file keeps all but its last fragment). Exit codes: 0 recorded, 1 the camera or
+        the recording failed at run time (what was recorded is kept), 2 a bad argument
+        (nothing is opened or written), 130 aborted, or interrupted before the first frame.
+        """
+
+    static func run(_ arguments: inout Arguments) async throws -> ExitCode {
+        guard let secondsText = try arguments.option("--seconds") else {
+            throw UsageError("--seconds N is required: how long to record, 1 to 3600")
+        }
+        guard let seconds = Double(secondsText), seconds.isFinite, (1...3600).contains(seconds) else {
+            throw UsageError("--seconds \(secondsText): expected a number of seconds from 1 to 3600")
+        }
+        let output = try arguments.option("-o", "--output")
+        let force = arguments.flag("--force")
+        let capture = try CaptureOptions.parse(&arguments)
+        let fps = try arguments.option("--fps").map { text throws(UsageError) in
+            try CaptureOptions.parseInt(text, option: "--fps", range: 1...1000, what: "frames per second")
+        } ?? 30
+        let codecText = try arguments.option("--codec")
+        let codec = try codecText.map { text throws(UsageError) in
+            guard let c = VideoCodec(rawValue: text.lowercased()) else {
+                throw UsageError("--codec \(text): expected h264 or h265")
+            }
+            return c
+        } ?? .h264
+        try arguments.finish()
+        // 4:2:0 video (what H.264/H.265 encoders take) has chroma at half size: sides must be even.
+        guard capture.size.width % 2 == 0, capture.size.height % 2 == 0 else {
+            throw UsageError("--size \(capture.size): a recording needs even width and height (H.264/H.265 use 4:2:0 chroma)")
+        }
+        let target = try OutputTarget.resolve(output, force: force, prefix: "recording", ext: "mp4", allowStdout: false)
+        let url = target.url!
+        let source: CameraSource
+        do {
+            source = try capture.source()
+        } catch {
+            return report(error, command: name)
+        }
+
+        let interrupt = Interrupt(abortMessage:
+            "plumb record: aborted by a second signal; \(url.path) keeps what was recorded up to its last whole fragment")
+        let session: CaptureSession
+        do {
+            session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(fps))
+        } catch {
+            return report(error, command: name)
+        }
+        if interrupt.isRequested {
+            await session.close()
+            FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopped before recording; nothing was written\n")
+            return .aborted
+        }
+        let recording: Recording
+        do {
+            recording = try await session.startRecording(to: url, codec: codec)
+        } catch {
+            await session.close()
+            return report(error, command: name)
+        }
+
+        // The clock starts at the first frame: N seconds means N seconds in the file.
+        let started: Bool
+        do {
+            started = try await untilInterrupted(interrupt) { _ = try await recording.firstFrameTime() } != nil
+        } catch {
+            return await finish(recording, session, failure: error)
+        }
+        guard started else {
+            FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopped before the first frame\n")
+            return await finish(recording, session, interrupted: true)
+        }
+        let format = await session.format
+        FileHandle.standardError.write("plumb record: recording \(url.path): \(recording.codec.rawValue) \(format.size) at "
+            + "\(format.rate.perSecond.clean) fps for \(seconds.clean) s; Ctrl-C stops early and finalizes the file\n")
+
+        let progress = isatty(STDERR_FILENO) != 0 ? ProgressLine(total: seconds, url: url) : nil
+        let outcome = await wait(seconds: seconds, recording: recording, session: session, format: format,
+                                 source: source, interrupt: interrupt, progress: progress)
+        progress?.end(recording.progress.frames)
+        switch outcome {
+        case .elapsed:
+            return await finish(recording, session)
+        case .interrupted:
+            FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopping, finalizing \(url.path)\n")
+            return await finish(recording, session)
+        case .failed(let error):
+            return await finish(recording, session, failure: error)
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case elapsed, interrupted
+        case failed(any Error)
+    }
+
+    /// Until N seconds have passed, a signal, or the camera fails or stalls.
+    private static func wait(seconds: Double, recording: Recording, session: CaptureSession, format: CaptureFormat,
+                             source: CameraSource, interrupt: Interrupt, progress: ProgressLine?) async -> Outcome {
+        let deadline = ContinuousClock.now + .milliseconds(Int((seconds * 1000).rounded()))
+        let stallLimit = Duration.seconds(5)
+        return await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask {
+                while ContinuousClock.now < deadline {
+                    progress?.update(recording.progress.frames)
+                    let tick = ContinuousClock.now + .milliseconds(progress == nil ? 60_000 : 250)
+                    do { try await Task.sleep(until: min(tick, deadline)) } catch { return nil }
+                }
+                return .elapsed
+            }
+            group.addTask {
+                await interrupt.requested()
+                return Task.isCancelled ? nil : .interrupted
+            }
+            // A camera that fails says so on the bus (the wait throws its error); one that
+            // stalls sends nothing: about a second of frames must come every five seconds.
+            group.addTask {
+                let frames = max(1, Int(format.rate.perSecond.rounded(.down)))
+                while !Task.isCancelled {
+                    do {
+                        try await session.waitForFrames(frames, timeout: stallLimit)
+                    } catch CaptureError.timedOut {
+                        return .failed(CaptureError.camera(CameraError(device: source.identifier, cause: .noFrames,
+                                                                       detail: "it stopped delivering frames for \(stallLimit)")))
+                    } catch {
+                        return Task.isCancelled ? nil : .failed(error)
+                    }
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let outcome = next { return outcome }
+            }
+            return .elapsed
+        }
+    }
+
+    /// Stops the recording (EOS: the file is finalized), closes the camera and reports.
+    /// Facts are printed whenever the file holds frames, even after a failure; a file
+    /// that holds none is removed (an empty file is no recording). After a camera failure
+    /// the engine has already drained the branch, so what was recorded is finalized too.
+    private static func finish(_ recording: Recording, _ session: CaptureSession,
+                               interrupted: Bool = false, failure: (any Error)? = nil) async -> ExitCode {
+        let facts: MovieFacts?
+        var failure = failure
+        do {
+            facts = try await recording.stop()
+        } catch {
+            facts = nil
+            failure = failure ?? error
+        }
+        await session.close()
+        let frames = facts?.frames ?? recording.progress.frames
+        if let facts, frames > 0 {
+            say(facts.json)
+        } else if frames == 0 {
+            try? FileManager.default.removeItem(at: recording.url)
+        }
+        if let failure {
+            let code = report(failure, command: name)
+            if frames > 0 {
+                FileHandle.standardError.write("plumb record: \(recording.url.path) keeps the \(frames) frames recorded before the failure\n")
+            }
+            return code
+        }
+        return interrupted && frames == 0 ? .aborted : .success
+    }
+}
+
+/// The `\r` line a terminal shows while recording: elapsed/total, frames, bytes.
+final class ProgressLine: Sendable {
+    let total: Double
+    let url: URL
+    let start = ContinuousClock.now
+
+    init(total: Double, url: URL) {
+        self.total = total
+        self.url = url
+    }
+
+    func update(_ frames: Int) {
+        let elapsed = ContinuousClock.now - start
+        let seconds = min(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, total)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let line = "recording " + String(format: "%.1f", seconds) + "/\(total.clean) s, \(frames) frames, \(Self.size(bytes))"
+        FileHandle.standardError.write("\r\(line)\u{1B}[K")
+    }
+
+    /// The last update, and the line is left standing.
+    func end(_ frames: Int) {
+        update(frames)
+        FileHandle.standardError.write("\n")
+    }
+
+    static func size(_ bytes: Int) -> String {
+        if bytes < 1024 * 1024 { return String(format: "%.0f kB", Double(bytes) / 1024) }
+        return String(format: "%.1f MB", Double(bytes) / (1024 * 1024))
+    }
+}
+
+extension Double {
+    /// "30", "29.97", "2.5": no trailing ".0".
+    var clean: String {
+        self == rounded() ? String(Int(self)) : String(self)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Plumb
+
+/// `--accelerometer SPEC --mount ANGLE --facing back|front --hysteresis DEG --debounce MS`,
+/// shared by every command that follows the device's rotation.
+struct RotationOptions {
+    var spec: AccelerometerSpec?
+    var configuration = RotationCoordinator.Configuration()
+    var replaySpeed = 1.0
+
+    static let help = """
+          --accelerometer SPEC   iio[:PATH|:NAME] | sensor-proxy | replay:FILE | replay:- | fixed:0|90|180|270
+          --mount ANGLE          the camera's mount rotation relative to the device: 0, 90, 180, 270 (default 0)
+          --facing back|front    a front camera turns the other way (default back)
+          --hysteresis DEG       degrees past 45 needed to change the angle (default \(Int(RotationCoordinator.Configuration.defaultHysteresis)))
+          --debounce MS          a new angle must hold this long before it is used (default 0)
+        """
+
+    /// Consumes the options; nil `spec` when no --accelerometer was given.
+    init(_ arguments: inout Arguments) throws(UsageError) {
+        if let text = try arguments.option("--accelerometer") {
+            do { spec = try AccelerometerSpec(parsing: text) } catch { throw UsageError("--accelerometer: \(error)") }
+        }
+        if let text = try arguments.option("--mount") {
+            guard let angle = RotationAngle(text), Int(text) == angle.degrees else {
+                throw UsageError("--mount \(text): expected 0, 90, 180 or 270")
+            }
+            configuration.mount = angle
+        }
+        if let text = try arguments.option("--facing") {
+            guard let facing = CameraFacing(rawValue: text) else {
+                throw UsageError("--facing \(text): expected back or front")
+            }
+            configuration.facing = facing
+        }
+        if let text = try arguments.option("--hysteresis") {
+            guard let v = Double(text), v >= 0, v < 45 else {
+                throw UsageError("--hysteresis \(text): expected degrees from 0 to below 45")
+            }
+            configuration.hysteresis = v
+        }
+        if let text = try arguments.option("--debounce") {
+            guard let v = Int(text), v >= 0 else { throw UsageError("--debounce \(text): expected milliseconds >= 0") }
+            configuration.debounce = .milliseconds(v)
+        }
+        if let text = try arguments.option("--replay-speed") {
+            guard let v = Double(text), v > 0, v.isFinite else {
+                throw UsageError("--replay-speed \(text): expected a positive factor")
+            }
+            replaySpeed = v
+        }
+    }
+
+    /// A started observer for the spec, or nil without --accelerometer.
+    func makeObserver() throws -> RotationObserver? {
+        guard let spec else { return nil }
+        let observer = RotationObserver(accelerometer: try spec.makeAccelerometer(replaySpeed: replaySpeed),
+                                        configuration: configuration)
+        return observer
+    }
+}
