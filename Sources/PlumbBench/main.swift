@@ -3,6 +3,7 @@
 //
 //   plumb-bench capture [--size WxH] [--fps N] [--photos N] [--recordings N]
 //   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern P] [--transport tcp|udp] [--bitrate KBITS]
+//   plumb-bench rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]
 //
 // Exit 0 when done, 2 on a bad argument, 1 when a measurement could not be made.
 import Foundation
@@ -22,6 +23,8 @@ case "capture":
     await captureLatency(Array(arguments.dropFirst()))
 case "rtsp-preview":
     rtspPreview(Array(arguments.dropFirst()))
+case "rotation-latency":
+    await RotationBench.main(Array(arguments.dropFirst()))
 default:
-    fail("usage: plumb-bench capture|rtsp-preview [OPTIONS]", code: 2)
+    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency [OPTIONS]", code: 2)
 }
