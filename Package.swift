@@ -5,7 +5,7 @@ let package = Package(
     name: "Plumb",
     products: [
         .executable(name: "plumb", targets: ["PlumbCLI"]),
-        // Capture latency benchmarks (bench/capture-latency.sh).
+        // Measurements for `make bench` (bench/*.sh): too machine-dependent for tests.
         .executable(name: "plumb-bench", targets: ["PlumbBench"]),
         .library(name: "Plumb", targets: ["Plumb"]),
     ],
@@ -39,7 +39,7 @@ let package = Package(
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(name: "Plumb", dependencies: ["GStreamer", "Soup", "CGio"]),
         .executableTarget(name: "PlumbCLI", dependencies: ["Plumb"]),
-        .executableTarget(name: "PlumbBench", dependencies: ["Plumb"]),
+        .executableTarget(name: "PlumbBench", dependencies: ["Plumb", "GStreamer"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),

@@ -9,5 +9,5 @@ if [ ! -x "$rig" ]; then
     echo "no $rig: build it first (swift build -c release)" >&2
     exit 1
 fi
-"$rig" --size 320x240 --fps 30 --photos 60 --recordings 20
-"$rig" --size 640x480 --fps 30 --photos 60 --recordings 20
+"$rig" capture --size 320x240 --fps 30 --photos 60 --recordings 20
+"$rig" capture --size 640x480 --fps 30 --photos 60 --recordings 20

@@ -20,7 +20,8 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
         }
     }
 
-    private let server: UnsafeMutablePointer<GstRTSPServer>
+    /// Internal, not private: RTSPServer+Media.swift mounts factories of its own.
+    let server: UnsafeMutablePointer<GstRTSPServer>
     private let lock = NSLock()
     private var source: UnsafeMutablePointer<GSource>?
     private var clients = Set<UnsafeMutableRawPointer>()
@@ -93,7 +94,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
     }
 
     /// Only `credentials` may use the factory; the server asks for them with `method`.
-    private func protect(_ factory: UnsafeMutablePointer<GstRTSPMediaFactory>, _ credentials: Credentials) {
+    func protect(_ factory: UnsafeMutablePointer<GstRTSPMediaFactory>, _ credentials: Credentials) {
         let role = "plumb-viewer"
         let auth = gst_rtsp_auth_new()!
         let token = gst_rtsp_token_new_empty()!

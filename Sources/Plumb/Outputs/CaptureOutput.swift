@@ -24,6 +24,11 @@ public protocol CaptureOutput: AnyObject, Sendable {
     /// session's angle changes. The default does nothing.
     func apply(rotation: RotationAngle)
 
+    /// Which of the session's two angles `apply(rotation:)` gets: the preview angle (pixels
+    /// shown on a display that may itself be turned) or, by default, the capture angle
+    /// (stills and recordings, which carry it as metadata).
+    var usesPreviewAngle: Bool { get }
+
     /// Called on the session's executor once the branch is linked; `requestTime` is the
     /// pipeline's running time when the session took the request.
     func didAttach(requestTime: ClockTime?)
@@ -49,6 +54,7 @@ public struct BranchEnds: Sendable {
 extension CaptureOutput {
     public var queueLimit: Int { 8 }
     public func apply(rotation: RotationAngle) {}
+    public var usesPreviewAngle: Bool { false }
     public func didAttach(requestTime: ClockTime?) {}
     public func didDetach(error: (any Error)?) {}
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a finished recording is, as the one-shot command prints it.
+/// What a finished recording is, as the one-shot command prints it. A recording that split
+/// on rotation into several files sums them up here and lists each in `segments`.
 public struct MovieFacts: Sendable, Hashable, Codable {
     /// "h264" or "h265": what was really used (after any fallback).
     public var codec: String
@@ -15,13 +16,47 @@ public struct MovieFacts: Sendable, Hashable, Codable {
     public var bytes: Int
     /// When the first frame was recorded, ISO 8601 in UTC.
     public var startedAt: String
-    /// The rotation latched at the start, in degrees clockwise.
+    /// The rotation the file's track matrix carries (latched at the start), in degrees clockwise.
     public var rotation: Int
+    /// The rotation turned into the pixels instead (`MovieOptions.burnIn`); the matrix is then identity.
+    public var burnedIn: Int?
+    /// The (first) file.
     public var file: String
+    /// Every file, in order, when the recording split on rotation (nil for one file).
+    public var segments: [MovieFacts]?
 
     enum CodingKeys: String, CodingKey {
-        case codec, encoder, width, height, seconds, frames, bytes, rotation, file
+        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments
         case startedAt = "started_at"
+        case burnedIn = "burned_in"
+    }
+
+    public init(codec: String, encoder: String, width: Int, height: Int, seconds: Double, frames: Int, bytes: Int,
+                startedAt: String, rotation: Int, burnedIn: Int? = nil, file: String, segments: [MovieFacts]? = nil) {
+        self.codec = codec
+        self.encoder = encoder
+        self.width = width
+        self.height = height
+        self.seconds = seconds
+        self.frames = frames
+        self.bytes = bytes
+        self.startedAt = startedAt
+        self.rotation = rotation
+        self.burnedIn = burnedIn
+        self.file = file
+        self.segments = segments
+    }
+
+    /// The facts of a recording made of `files` (in order): the first file's, with frames,
+    /// seconds and bytes summed over all, and every file in `segments` when there are several.
+    static func combining(_ files: [MovieFacts]) -> MovieFacts? {
+        guard var whole = files.first else { return nil }
+        guard files.count > 1 else { return whole }
+        whole.frames = files.reduce(0) { $0 + $1.frames }
+        whole.bytes = files.reduce(0) { $0 + $1.bytes }
+        whole.seconds = (files.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000
+        whole.segments = files
+        return whole
     }
 
     public var json: String {

@@ -2,7 +2,10 @@ import GStreamer
 
 /// How a recording is made.
 public struct MovieOptions: Sendable {
-    /// mp4mux fragment length: a crash loses at most this much.
+    /// How mp4mux lays the file out; the default survives a power cut and ends as a normal MP4.
+    public var container: MovieContainer = .fragmentedThenFinalized
+    /// mp4mux fragment length: a crash loses at most this much (fragmented containers).
+    /// Also the keyframe interval when `keyframeInterval` is nil.
     public var fragmentDuration: Duration = .seconds(1)
     /// Frames between keyframes; nil means one per fragment.
     public var keyframeInterval: Int?
@@ -11,6 +14,17 @@ public struct MovieOptions: Sendable {
     /// Writes the rotation into the MP4 track matrix (mp4mux before GStreamer 1.26 ignores
     /// the orientation tag); nil leaves it identity.
     public var matrixWriter: (any TrackMatrixWriter)? = MP4TrackMatrixWriter()
+    /// When the capture angle changes during the recording, close the file and go on in a
+    /// new one (`NAME-2.mp4`, `NAME-3.mp4` ... next to the first, never over an existing
+    /// file) that starts with a keyframe on the very next frame: no frame is lost or
+    /// doubled, and every file plays upright with its own angle. `Recording.segments` and
+    /// the facts list every file.
+    public var splitOnRotation = false
+    /// Turns the pixels instead of writing the angle as metadata (`videoflip` before the
+    /// encoder; the track matrix stays identity), for players that ignore the matrix. It
+    /// costs CPU: every frame is copied turned (on a small board, a noticeable share of a
+    /// core at 1080p). The angle is the one latched at the start, as for the matrix.
+    public var burnIn = false
     /// Whether an encoder element is installed; tests replace it to exercise the fallback.
     public var isAvailable: @Sendable (String) -> Bool = { Gst.hasElement($0) }
 

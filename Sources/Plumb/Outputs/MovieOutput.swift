@@ -2,11 +2,15 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// A recording: `x264enc|x265enc ! h264parse|h265parse ! mp4mux ! filesink` on a branch
-/// of the running session. One MovieOutput writes one file.
+/// A recording: `[videoflip !] x264enc|x265enc ! h264parse|h265parse ! mp4mux ! filesink`
+/// on a branch of the running session. One MovieOutput writes one file; a recording that
+/// splits on rotation is a chain of them (`successor`), one per file.
 ///
-/// - The muxer writes fragments (`first-moov-then-finalise`): after `kill -9` the file
-///   plays up to the last whole fragment; a clean stop leaves a normal MP4.
+/// - By default the muxer writes fragments (`first-moov-then-finalise`): after `kill -9`
+///   the file plays up to the last whole fragment; a clean stop leaves a normal MP4
+///   (`MovieOptions.container` chooses another layout).
+/// - The angle is latched when the branch is attached (a file has one orientation): it
+///   goes into the `tkhd` matrix, or into the pixels with `burnIn`.
 /// - The file starts with a keyframe made for the request: a force-key-unit event goes
 ///   to the fresh encoder before its first frame, and anything before the first keyframe
 ///   is dropped.
@@ -22,6 +26,9 @@ public final class MovieOutput: CaptureOutput {
     /// The encoder really used (after any fallback).
     public let choice: EncoderChoice
     public let options: MovieOptions
+    /// 1 for a recording's first file, 2 for the file after its first split ...
+    public let segment: Int
+    let chain: RecordingChain
 
     private struct State {
         var built = false
@@ -36,6 +43,9 @@ public final class MovieOutput: CaptureOutput {
         var firstDate: Date?
         var lastEnd: ClockTime?
         var frames = 0
+        var lastPTS: ClockTime?
+        var burnIn: Element?
+        var successor: MovieOutput?
     }
 
     private let state = Mutex(State())
@@ -43,15 +53,36 @@ public final class MovieOutput: CaptureOutput {
     let finished = OneShot<MovieFacts>()
 
     /// Checks the target and picks the encoder; nothing runs until it is attached.
-    public init(url: URL, codec: VideoCodec = .h264, options: MovieOptions = MovieOptions()) throws {
+    public convenience init(url: URL, codec: VideoCodec = .h264, options: MovieOptions = MovieOptions()) throws {
+        try self.init(url: url, codec: codec, options: options, chain: RecordingChain(first: url), segment: 1)
+    }
+
+    private init(url: URL, codec: VideoCodec, options: MovieOptions, chain: RecordingChain, segment: Int) throws {
         self.url = url
         self.options = options
+        self.chain = chain
+        self.segment = segment
         self.choice = try EncoderChoice.choose(codec, available: options.isAvailable)
         try Self.checkWritable(url)
         guard options.fragmentDuration >= .milliseconds(100) else {
             throw CaptureError.invalidArgument("fragment duration \(options.fragmentDuration) is too short (at least 100 ms)")
         }
     }
+
+    /// The recording's next file after a split: same codec and options, named after the
+    /// first file (`NAME-N.mp4`, never over an existing file).
+    func makeSuccessor() throws -> MovieOutput {
+        try MovieOutput(url: chain.url(forSegment: segment + 1), codec: choice.codec, options: options,
+                        chain: chain, segment: segment + 1)
+    }
+
+    /// The file after this one, once the recording has split.
+    public var successor: MovieOutput? { state.withLock { $0.successor } }
+
+    func setSuccessor(_ next: MovieOutput) { state.withLock { $0.successor = next } }
+
+    /// The angle latched for this file, once attached.
+    public var latchedRotation: RotationAngle? { state.withLock { $0.latched } }
 
     /// The target's folder must exist and be writable; an existing file is replaced.
     static func checkWritable(_ url: URL) throws {
@@ -82,17 +113,27 @@ public final class MovieOutput: CaptureOutput {
         // One keyframe per fragment by default, so every fragment starts decodable.
         let gop = options.keyframeInterval
             ?? max(1, Int((format.rate.perSecond * options.fragmentDuration.seconds).rounded()))
+        // Burn-in: the pixels turned before the encoder; its direction is set with the
+        // latched angle in `apply(rotation:)`, before the first frame.
+        let flip = options.burnIn ? try Element(factory: "videoflip", name: "burn-in") : nil
         let encoder = try Element(factory: choice.encoder, name: "encoder")
         try configure(encoder, gop: gop)
         let parser = try Element(factory: choice.parser, name: "parser")
         let mux = try Element(factory: "mp4mux", name: "mux")
-        try mux.set("fragment-duration", Int((options.fragmentDuration.seconds * 1000).rounded()))
-        try mux.set("fragment-mode", EnumNick("first-moov-then-finalise"))
+        if let mode = options.container.fragmentMode {
+            try mux.set("fragment-duration", Int((options.fragmentDuration.seconds * 1000).rounded()))
+            try mux.set("fragment-mode", EnumNick(mode))
+        }
         let sink = try Element(factory: "filesink", name: "file")
         try sink.set("location", url.path)
         try sink.set("buffer-mode", EnumNick("unbuffered"))
         try sink.set("sync", false)
+        if let flip {
+            try bin.add(flip)
+            state.withLock { $0.burnIn = flip }
+        }
         try bin.add(encoder, parser, mux, sink)
+        if let flip { try flip.link(to: encoder) }
         try encoder.link(to: parser)
         try parser.link(to: mux)
         try mux.link(to: sink)
@@ -111,6 +152,7 @@ public final class MovieOutput: CaptureOutput {
             let end = pts + (info.bufferDuration ?? 0)
             let isFirst = self.state.withLock { s -> Bool in
                 s.frames += 1
+                s.lastPTS = max(s.lastPTS ?? 0, pts)
                 s.lastEnd = max(s.lastEnd ?? 0, end)
                 if s.firstPTS == nil {
                     s.firstPTS = pts
@@ -126,7 +168,7 @@ public final class MovieOutput: CaptureOutput {
             $0.muxerSource = mux.staticPad("src")
             $0.encoderSource = encoder.staticPad("src")
         }
-        return BranchEnds(entry: encoder, sink: sink)
+        return BranchEnds(entry: flip ?? encoder, sink: sink)
     }
 
     private let passedKeyframe = Atomic<Bool>(false)
@@ -155,14 +197,21 @@ public final class MovieOutput: CaptureOutput {
         }
     }
 
-    /// Latches the first angle (a file has one matrix) and installs the matrix writer.
+    /// Latches the first angle (a file has one matrix) and installs the matrix writer, or
+    /// with `burnIn` turns the pixels by it (the matrix then stays identity).
     public func apply(rotation: RotationAngle) {
-        let (latched, muxerSource): (Bool, Pad?) = state.withLock { s in
-            guard s.latched == nil else { return (false, nil) }
+        let (latched, muxerSource, flip): (Bool, Pad?, Element?) = state.withLock { s in
+            guard s.latched == nil else { return (false, nil, nil) }
             s.latched = rotation
-            return (true, s.muxerSource)
+            return (true, s.muxerSource, s.burnIn)
         }
-        guard latched, let writer = options.matrixWriter, let muxerSource else { return }
+        guard latched else { return }
+        if options.burnIn {
+            // Before the first frame: the encoder is configured with the turned size.
+            try? flip?.set("video-direction", EnumNick(rotation.videoDirection))
+            return
+        }
+        guard let writer = options.matrixWriter, let muxerSource else { return }
         do {
             try writer.install(on: muxerSource, angle: rotation)
         } catch {
@@ -186,6 +235,7 @@ public final class MovieOutput: CaptureOutput {
         state.withLock {
             $0.muxerSource = nil
             $0.encoderSource = nil
+            $0.burnIn = nil
         }
         if let error {
             first.fail(error)
@@ -212,6 +262,11 @@ public final class MovieOutput: CaptureOutput {
     /// When the session took the request, on the wall clock.
     public var requestedAt: Date { state.withLock { $0.requestDate } }
 
+    /// The running times of the first and the last frame the muxer got, once it got one.
+    public var frameSpan: (first: ClockTime, last: ClockTime)? {
+        state.withLock { s in s.firstPTS.flatMap { f in s.lastPTS.map { (f, $0) } } }
+    }
+
     /// Frames and seconds recorded so far.
     public var progress: (frames: Int, seconds: Double) {
         state.withLock { s in
@@ -224,10 +279,17 @@ public final class MovieOutput: CaptureOutput {
         let s = state.withLock { $0 }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         let seconds = s.firstPTS.flatMap { f in s.lastEnd.map { Double($0 - f) / Double(ClockTime.second) } } ?? 0
-        return MovieFacts(codec: choice.codec.rawValue, encoder: choice.encoder, width: s.size.width,
-                          height: s.size.height, seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
-                          bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
-                          rotation: (s.latched ?? .degrees0).degrees, file: url.path)
+        let angle = s.latched ?? .degrees0
+        // Burnt in: the file's frames are turned (a quarter turn swaps its size) and carry no rotation.
+        let turned = options.burnIn && angle.swapsDimensions
+        var facts = MovieFacts(codec: choice.codec.rawValue, encoder: choice.encoder,
+                               width: turned ? s.size.height : s.size.width,
+                               height: turned ? s.size.width : s.size.height,
+                               seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
+                               bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
+                               rotation: options.burnIn ? 0 : angle.degrees, file: url.path)
+        if options.burnIn { facts.burnedIn = angle.degrees }
+        return facts
     }
 }
 

@@ -2,10 +2,12 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// A local preview: `videoflip ! videoconvert ! sink`, the pixels turned upright (a
-/// window carries no orientation metadata). It counts its frames and the largest gaps
-/// between them (in constant memory), so a test can prove no frame went missing while
-/// other branches came and went.
+/// A local preview: `videoflip [! videoscale ! canvas] ! videoconvert ! sink`, the pixels
+/// turned upright by a `PreviewRotator` (a window carries no orientation metadata). It
+/// follows the session's *preview* angle. It counts its frames and the largest gaps between
+/// them (in constant memory), so a test can prove no frame went missing while other
+/// branches came and went, and it notes when the first turned frame reached the sink
+/// after each change of angle (the rotation latency).
 public final class PreviewOutput: CaptureOutput {
     public enum Sink: String, Sendable {
         /// `fakesink`: frames go nowhere (headless machines, tests).
@@ -16,28 +18,44 @@ public final class PreviewOutput: CaptureOutput {
         case fpsDisplay
     }
 
+    /// A change of angle as the sink saw it.
+    public struct ShownTurn: Sendable, Equatable {
+        public var turn: PreviewRotator.Turn
+        /// When the first frame sure to be turned reached the sink (monotonic nanoseconds,
+        /// the clock of `turn.appliedAt`).
+        public var shownAt: UInt64
+        /// That frame's number at the sink (counted from 1 since the branch was built).
+        public var frame: Int
+        /// Its size.
+        public var size: VideoSize?
+    }
+
     public let kind = "preview"
     public let sink: Sink
+    public let rotator: PreviewRotator
+    public var usesPreviewAngle: Bool { true }
 
     private struct State {
-        var angle = RotationAngle.degrees0
-        var flip: Element?
         var stats = FrameStats()
+        var framesOut = 0
         var firstFrameSize: VideoSize?
+        var lastSize: VideoSize?
+        var sizeChanges: [(frame: Int, size: VideoSize)] = []
+        var shown: ShownTurn?
     }
 
     private let state = Mutex(State())
 
-    public init(sink: Sink = .fake) {
+    /// `layout`: `.rotate` turns the frame with the picture (a quarter turn swaps the sink's
+    /// width and height); `.letterbox(size)` keeps a fixed canvas (nil: the camera's size).
+    public init(sink: Sink = .fake, layout: PreviewRotator.Layout = .rotate) {
         self.sink = sink
+        self.rotator = PreviewRotator(layout: layout)
     }
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
-        state.withLock {
-            $0.stats = FrameStats()
-            $0.firstFrameSize = nil
-        }
-        let flip = try Element(factory: "videoflip", name: "flip")
+        state.withLock { $0 = State() }
+        let turn = try rotator.build(in: bin, frameSize: format.size)
         let convert = try Element(factory: "videoconvert", name: "convert")
         let out: Element
         switch sink {
@@ -51,39 +69,46 @@ public final class PreviewOutput: CaptureOutput {
             out = try Element(factory: "fpsdisplaysink", name: "sink")
             try out.set("text-overlay", true)
         }
-        try bin.add(flip, convert, out)
-        try flip.link(to: convert)
+        try bin.add(convert, out)
+        try turn.exit.link(to: convert)
         try convert.link(to: out)
-        state.withLock { $0.flip = flip }
+        let rotator = self.rotator
         out.staticPad("sink")!.addProbe(.buffer) { [weak self] pad, info in
             guard let self, let pts = info.bufferPTS else { return .ok }
             // The monotonic clock, like GStreamer's system clock: only differences matter.
             let arrival = DispatchTime.now().uptimeNanoseconds
+            // Every element between the flip and here passes frames one for one, so the
+            // sink's frame number is the flip's.
+            let turn = rotator.lastTurn
             self.state.withLock { s in
-                if s.stats.count == 0, let caps = pad.currentCaps?.structure(at: 0),
-                   let w = caps.int("width"), let h = caps.int("height") {
-                    s.firstFrameSize = VideoSize(width: w, height: h)
+                s.framesOut += 1
+                let caps = pad.currentCaps?.structure(at: 0)
+                let size = caps.flatMap { c in c.int("width").flatMap { w in c.int("height").map { VideoSize(width: w, height: $0) } } }
+                if s.stats.count == 0, s.firstFrameSize == nil { s.firstFrameSize = size }
+                if let size, size != s.lastSize {
+                    s.lastSize = size
+                    s.sizeChanges.append((s.framesOut, size))
+                    if s.sizeChanges.count > 32 { s.sizeChanges.removeFirst() }
+                }
+                if let turn, s.framesOut >= turn.firstFrame, s.shown?.turn != turn {
+                    s.shown = ShownTurn(turn: turn, shownAt: arrival, frame: s.framesOut, size: size)
                 }
                 s.stats.add(timestamp: pts, arrival: arrival)
             }
             return .ok
         }
-        return BranchEnds(entry: flip, sink: out)
+        return BranchEnds(entry: turn.entry, sink: out)
     }
 
-    /// Turns the pixels: `videoflip video-direction`. Allowed while playing.
+    /// Turns the pixels (see `PreviewRotator`). Allowed while playing.
     public func apply(rotation: RotationAngle) {
-        let flip = state.withLock { s in
-            s.angle = rotation
-            return s.flip
-        }
-        try? flip?.set("video-direction", EnumNick(rotation.videoDirection))
+        rotator.apply(rotation: rotation)
     }
 
-    public var rotation: RotationAngle { state.withLock { $0.angle } }
+    public var rotation: RotationAngle { rotator.rotation }
 
     public func didDetach(error: (any Error)?) {
-        state.withLock { $0.flip = nil }  // the branch is gone: let go of its element
+        rotator.release()  // the branch is gone: let go of its element
     }
 
     // MARK: Frame statistics
@@ -97,6 +122,18 @@ public final class PreviewOutput: CaptureOutput {
     /// The size of the first frame the sink got (after the flip): shows the rotation was
     /// in place before the first frame.
     public var firstFrameSize: VideoSize? { state.withLock { $0.firstFrameSize } }
+
+    /// Frames the sink received since the branch was built (not reset by `resetFrames()`).
+    public var framesShown: Int { state.withLock { $0.framesOut } }
+
+    /// The size of the last frame the sink got.
+    public var lastFrameSize: VideoSize? { state.withLock { $0.lastSize } }
+
+    /// Where the frame size changed at the sink: (frame number, new size), the last 32.
+    public var sizeChanges: [(frame: Int, size: VideoSize)] { state.withLock { $0.sizeChanges } }
+
+    /// The last change of angle whose first turned frame has reached the sink.
+    public var lastShownTurn: ShownTurn? { state.withLock { $0.shown } }
 
     /// Forgets the frames counted so far.
     public func resetFrames() { state.withLock { $0.stats = FrameStats() } }

@@ -2,8 +2,10 @@ import Foundation
 import GStreamer
 
 /// A recording in progress: `stop()` finalizes the file while the session keeps running.
+/// With `MovieOptions.splitOnRotation` it may grow into several files, one per angle.
 public final class Recording: Sendable {
     public let session: CaptureSession
+    /// The first file's output.
     public let output: MovieOutput
 
     init(session: CaptureSession, output: MovieOutput) {
@@ -11,9 +13,24 @@ public final class Recording: Sendable {
         self.output = output
     }
 
+    /// The first file.
     public var url: URL { output.url }
     /// The codec really used (after any fallback).
     public var codec: VideoCodec { output.choice.codec }
+
+    /// Every file's output so far, in order (one unless the recording split on rotation).
+    public var segments: [MovieOutput] {
+        var all = [output]
+        while let next = all.last!.successor { all.append(next) }
+        return all
+    }
+
+    /// Every file so far, in order.
+    public var urls: [URL] { segments.map(\.url) }
+
+    /// Why the recording could not move to a new file when the angle changed (it went on
+    /// in the file it had, so nothing was lost), most recent last.
+    public var splitFailures: [String] { output.chain.failures }
 
     /// The pipeline running time when the session took the request.
     public var requestTime: ClockTime? { output.requestTime }
@@ -23,19 +40,33 @@ public final class Recording: Sendable {
         try await output.firstFrameTime(timeout: timeout)
     }
 
-    /// Frames and seconds recorded so far, for a progress line.
-    public var progress: (frames: Int, seconds: Double) { output.progress }
+    /// Frames and seconds recorded so far (over every file), for a progress line.
+    public var progress: (frames: Int, seconds: Double) {
+        segments.reduce((0, 0)) { sum, s in
+            let p = s.progress
+            return (sum.0 + p.frames, sum.1 + p.seconds)
+        }
+    }
 
-    /// Sends EOS into the recording's branch only, waits until the file is finalized,
-    /// and returns its facts. Calling it again returns the same facts.
+    /// Sends EOS into the recording's branch only, waits until every file is finalized,
+    /// and returns the facts (every file listed in `segments` when there are several).
+    /// Calling it again returns the same facts.
     public func stop() async throws -> MovieFacts {
-        if output.finished.result == nil {
+        // No new file from here on; a split under way finishes first.
+        await session.stopSplitting(output)
+        let last = segments.last!
+        if last.finished.result == nil {
             do {
-                try await session.detach(output)
+                try await session.detach(last)
             } catch CaptureError.notAttached {
                 // Already taken down (a failure, or the session closed): the result says how.
             }
         }
-        return try await output.finished.value(timeout: .seconds(30), what: "finalizing \(url.lastPathComponent)")
+        var files: [MovieFacts] = []
+        for segment in segments {
+            files.append(try await segment.finished.value(timeout: .seconds(30),
+                                                          what: "finalizing \(segment.url.lastPathComponent)"))
+        }
+        return MovieFacts.combining(files)!
     }
 }

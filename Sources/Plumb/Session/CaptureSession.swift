@@ -28,30 +28,41 @@ public actor CaptureSession {
     /// What the tee carries, once open.
     public private(set) var format: CaptureFormat
 
-    /// The angle every output gets (fixed at 0 until the rotation work drives it).
-    public private(set) var rotation: RotationAngle = .degrees0
+    /// The capture angle: what stills and recordings get (as metadata), now and when
+    /// attached later. Set by `setRotation` or by a followed `RotationObserver`.
+    public internal(set) var rotation: RotationAngle = .degrees0
+
+    /// The preview angle: what outputs that turn pixels for a display get
+    /// (`CaptureOutput.usesPreviewAngle`). Equal to `rotation` unless set apart.
+    public internal(set) var previewRotation: RotationAngle = .degrees0
 
     /// What a failed session died of; nil while it runs.
     public private(set) var failure: CaptureError?
 
-    private enum Phase { case starting, running, failed, closed }
+    enum Phase { case starting, running, failed, closed }
 
-    private var phase = Phase.starting
-    private var pipeline: Pipeline?
-    private var tee: Element?
+    var phase = Phase.starting
+    var pipeline: Pipeline?
+    var tee: Element?
     private var bus: BusSubscription?
-    private var branches: [ObjectIdentifier: Branch] = [:]
+    var branches: [ObjectIdentifier: Branch] = [:]
     private var branchCount = 0
     /// The head of the next branch, made ahead of its request.
-    private var spare: BranchHead?
+    var spare: BranchHead?
     /// Names of the branches taken down last, to recognise their late bus messages
     /// (those come within moments, so a short memory is enough for a service that runs for months).
     private var retired: [String] = []
     /// Teardowns started from the bus (a failure), which `close()` must let finish.
-    private var inFlight: [String: Task<Void, Never>] = [:]
+    var inFlight: [String: Task<Void, Never>] = [:]
     private var photos: PhotoOutput?
     private let frames = FrameCounter()
     private var firstFrame: OneShot<Void>?
+    /// The task applying a followed observer's angles (see `follow(_:)`).
+    var following: Task<Void, Never>?
+    /// Observers followed so far: each one's streams have a single consumer.
+    var followed: Set<ObjectIdentifier> = []
+    /// Recordings splitting on rotation: the task moving each to its next file, by chain.
+    var splits: [ObjectIdentifier: Task<Void, Never>] = [:]
 
     private init(camera: CameraSource, format: CaptureFormat, executor: SessionExecutor) {
         self.camera = camera
@@ -62,6 +73,7 @@ public actor CaptureSession {
     deinit {
         // Normally `close()` has run; otherwise stop the camera here (any thread may).
         if let pipeline, phase != .closed { try? pipeline.setState(.null) }
+        following?.cancel()
         bus?.cancel()
         executor.stop()
     }
@@ -127,10 +139,12 @@ public actor CaptureSession {
     public func close() async {
         guard phase != .closed else { return }
         phase = .closed
+        stopFollowing()
         for branch in Array(branches.values) {
             branches[ObjectIdentifier(branch.output)] = nil
             await teardown(branch, drain: true, error: nil)
         }
+        for task in Array(splits.values) { await task.value }
         for task in Array(inFlight.values) { await task.value }
         if let spare, let pipeline { spare.discard(from: pipeline) }
         spare = nil
@@ -166,10 +180,23 @@ public actor CaptureSession {
     /// The kinds of the attached outputs' branches, e.g. ["photo1", "movie2"].
     public var attachedBranches: [String] { branches.values.map(\.name).sorted() }
 
-    /// Sets the angle for every output, now and for those attached later.
+    /// Sets both angles for every output, now and for those attached later.
     public func setRotation(_ angle: RotationAngle) {
-        rotation = angle
-        for branch in branches.values { branch.output.apply(rotation: angle) }
+        setRotation(RotationAngles(capture: angle, preview: angle))
+    }
+
+    /// Sets the capture angle (stills, recordings) and the preview angle (outputs that turn
+    /// pixels for a display) apart, now and for outputs attached later.
+    public func setRotation(_ angles: RotationAngles) {
+        rotation = angles.capture
+        previewRotation = angles.preview
+        for branch in branches.values { apply(to: branch.output) }
+        splitRecordingsIfTurned()
+    }
+
+    /// Gives an output the angle it follows.
+    func apply(to output: any CaptureOutput) {
+        output.apply(rotation: output.usesPreviewAngle ? previewRotation : rotation)
     }
 
     // MARK: Stills and recordings
@@ -409,7 +436,7 @@ public actor CaptureSession {
     }
 
     /// A new branch head named "branchN", in the pipeline and ready.
-    private func makeHead() throws -> BranchHead {
+    func makeHead() throws -> BranchHead {
         guard let pipeline else { throw CaptureError.closed }
         branchCount += 1
         return try BranchHead(name: "branch\(branchCount)", in: pipeline)
@@ -460,7 +487,7 @@ public actor CaptureSession {
         branch.flowGuard.install(on: branch.teePad, queueSource: head.queueSource)
 
         // 3. The current angle before the first frame, then let the frames go.
-        output.apply(rotation: rotation)
+        apply(to: output)
         branches[ObjectIdentifier(output)] = branch
         output.didAttach(requestTime: requestTime)
         head.open()
@@ -473,13 +500,13 @@ public actor CaptureSession {
     /// (a fragmented recording keeps what it wrote either way).
     private static let drainLimit: Duration = .seconds(10)
 
-    private func retire(_ name: String) {
+    func retire(_ name: String) {
         retired.append(name)
         if retired.count > 64 { retired.removeFirst(retired.count - 64) }
     }
 
     /// Starts a teardown from a bus message (not awaited there: the bus must keep flowing).
-    private func startTeardown(_ branch: Branch, drain: Bool, error: any Error) {
+    func startTeardown(_ branch: Branch, drain: Bool, error: (any Error)?) {
         let name = branch.name
         inFlight[name] = Task {
             await self.teardown(branch, drain: drain, error: error)
@@ -490,7 +517,7 @@ public actor CaptureSession {
     /// Takes a branch down. `drain`: EOS first, so a recording is finalized (not for a
     /// branch that failed itself: its elements would not pass EOS on). `error` goes to the
     /// output as the reason it ended.
-    private func teardown(_ branch: Branch, drain: Bool, error: (any Error)?) async {
+    func teardown(_ branch: Branch, drain: Bool, error: (any Error)?) async {
         guard let pipeline, let tee else { return }
         // 1. Unlink at a moment the tee is not pushing into this pad (IDLE probe). Unlinking
         //    is what such probes are for; state changes wait for the executor below.

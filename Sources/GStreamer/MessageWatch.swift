@@ -1,0 +1,56 @@
+internal import CGStreamer
+internal import CGStreamerShim
+import Foundation
+
+/// A bus watch that hands over each `Message` itself — for the details `BusMessage`
+/// does not carry, such as rtspclientsink's progress. A bus has one watch: use this,
+/// `watchBus(on:_:)` or `messages(on:)`, not two of them.
+public final class MessageWatch: @unchecked Sendable {  // `source` is only touched under `lock`
+    private let lock = NSLock()
+    /// The attached GSource; nil once cancelled.
+    private var source: UnsafeMutablePointer<GSource>?
+
+    init(pipeline: Pipeline, context: MainContext, handler: @escaping @Sendable (Message) -> Void) {
+        let bus = gst_element_get_bus(pipeline.element)!
+        defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
+        let box = Unmanaged.passRetained(Box(handler)).toOpaque()
+        Diagnostics.busWatchAttached()
+        let s = plumb_bus_watch_attach(bus, context.pointer, { _, message, userData in
+            guard let message, let userData else { return 1 }
+            Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(userData).takeUnretainedValue()
+                .value(Message(retaining: message))
+            return 1  // G_SOURCE_CONTINUE
+        }, box, { userData in
+            if let userData { Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(userData).release() }
+            Diagnostics.busWatchDetached()
+        })
+        if s == nil {  // only a bus made without async delivery has no watch source
+            Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(box).release()
+            Diagnostics.busWatchDetached()
+        }
+        source = s
+    }
+
+    /// Removes the watch. Idempotent; also done when the watch is released.
+    public func cancel() {
+        let s: UnsafeMutablePointer<GSource>? = lock.withLock {
+            defer { source = nil }
+            return source
+        }
+        guard let s else { return }
+        g_source_destroy(s)
+        g_source_unref(s)
+    }
+
+    deinit { cancel() }
+}
+
+extension Pipeline {
+    /// Attaches a bus watch to `context`; `handler` gets each message, in order, on
+    /// the thread iterating that context.
+    public func watchMessages(on context: MainContext, _ handler: @escaping @Sendable (Message) -> Void)
+        -> MessageWatch
+    {
+        MessageWatch(pipeline: self, context: context, handler: handler)
+    }
+}

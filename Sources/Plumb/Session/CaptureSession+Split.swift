@@ -1,0 +1,171 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// Recordings that split on rotation (`MovieOptions.splitOnRotation`): when the capture
+/// angle changes, the recording moves to a new file with the new angle.
+///
+/// The next file is a new `MovieOutput` on a branch built complete beside the running one
+/// (its encoder's first frame is a keyframe, its matrix the new angle), with a tee pad of
+/// its own not yet linked. Then, in a probe on the tee's *sink* pad — where a frame waits
+/// before the tee pushes it to any branch — the new pad is linked and the old one unlinked:
+/// every frame up to there went to the old file, every frame from there on goes to the
+/// new one, none to both and none to neither. The old branch is then drained (its file
+/// finalized) and taken down like any detached output.
+extension CaptureSession {
+    /// Starts moving every recording that splits on rotation and whose file has another
+    /// angle to a new file. One move at a time per recording; a move that finds the angle
+    /// changed again when it is done makes another, so a storm ends on the final angle.
+    func splitRecordingsIfTurned() {
+        guard phase == .running else { return }
+        for branch in branches.values {
+            guard let movie = branch.output as? MovieOutput, movie.options.splitOnRotation,
+                  let latched = movie.latchedRotation, latched != rotation, !movie.chain.isStopping else { continue }
+            let key = ObjectIdentifier(movie.chain)
+            guard splits[key] == nil else { continue }  // the move under way looks again when done
+            splits[key] = Task {
+                await self.split(from: movie)
+                self.splits[key] = nil
+            }
+        }
+    }
+
+    /// Marks a recording as stopping (no new file from now on) and waits for a move under way.
+    func stopSplitting(_ first: MovieOutput) async {
+        first.chain.stop()
+        await splits[ObjectIdentifier(first.chain)]?.value
+    }
+
+    /// Moves the recording from `movie`'s file to new ones until its file has the current angle.
+    private func split(from movie: MovieOutput) async {
+        var current = movie
+        while phase == .running, !current.chain.isStopping, let old = branches[ObjectIdentifier(current)],
+              let latched = current.latchedRotation, latched != rotation {
+            do {
+                current = try await moveToNextFile(from: old, current)
+            } catch {
+                // The recording goes on in the file it has: nothing is lost, only the angle is stale.
+                current.chain.record(failure: "could not start a new file for \(rotation) after "
+                                     + "\(current.url.lastPathComponent): \(error)")
+                return
+            }
+        }
+    }
+
+    /// One move: builds the next file's branch, swaps the frames over at a frame boundary,
+    /// then drains the old branch in the background. Returns the new file's output.
+    private func moveToNextFile(from old: Branch, _ movie: MovieOutput) async throws -> MovieOutput {
+        guard let pipeline, let tee, let teeSink = tee.staticPad("sink") else { throw CaptureError.closed }
+        let next = try movie.makeSuccessor()
+        let branch = try buildUnlinkedBranch(for: next)
+        do {
+            try await swap(at: teeSink, from: old, to: branch)
+        } catch {
+            discardUnlinked(branch)
+            throw error
+        }
+        movie.setSuccessor(next)
+        branches[ObjectIdentifier(next)] = branch
+        next.didAttach(requestTime: pipeline.runningTime)
+        // The old branch gets no frame any more (its tee pad is unlinked): drain it.
+        if branches.removeValue(forKey: ObjectIdentifier(movie)) != nil {
+            startTeardown(old, drain: true, error: nil)
+        }
+        // The session may have closed or failed while the swap waited for a frame: then the
+        // new branch is not among those it takes down.
+        if phase != .running, branches.removeValue(forKey: ObjectIdentifier(next)) != nil {
+            startTeardown(branch, drain: true, error: nil)
+        }
+        return next
+    }
+
+    /// A complete branch for `output`, PLAYING and open, with a tee pad that is not linked
+    /// yet: nothing flows into it until `swap` links it.
+    private func buildUnlinkedBranch(for output: MovieOutput) throws -> Branch {
+        guard let pipeline, let tee else { throw CaptureError.closed }
+        let head: BranchHead
+        do {
+            head = try spare ?? makeHead()
+            spare = nil
+            try head.setLimit(output.queueLimit)
+        } catch {
+            throw CaptureError.wrap(error)
+        }
+        var teePad: Pad?
+        do {
+            let pad = try tee.requestPad("src_%u")
+            teePad = pad
+            let ends = try output.build(in: head.bin, format: format, camera: camera)
+            if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
+            try head.queue.link(to: ends.entry)
+            for child in head.bin.children where child.name != head.queue.name {
+                try child.syncStateWithParent()
+            }
+            let branch = Branch(output: output, head: head, teePad: pad, sink: ends.sink)
+            branch.flowGuard.install(on: pad, queueSource: head.queueSource)
+            apply(to: output)
+            head.open()
+            spare = try? makeHead()
+            return branch
+        } catch {
+            retire(head.name)
+            if let teePad { tee.releaseRequestPad(teePad) }
+            head.discard(from: pipeline)
+            spare = try? makeHead()
+            removeIfEmpty(output.url)
+            throw CaptureError.wrap(error)
+        }
+    }
+
+    /// Links `new`'s tee pad and unlinks `old`'s in one step, between two frames.
+    private func swap(at teeSink: Pad, from old: Branch, to new: Branch) async throws {
+        let oldPad = old.teePad, oldEntry = old.entry, newPad = new.teePad, newEntry = new.entry
+        let swapped = OneShot<Void>()
+        // 0: waiting for a frame; 1: the probe swapped (or failed); 2: given up. Whoever
+        // moves it from 0 decides, so a late frame cannot swap after the wait gave up.
+        let claim = Atomic<Int>(0)
+        let probe = teeSink.addProbe(.buffer) { _ in
+            // The streaming thread, before the tee pushes this frame anywhere: linking and
+            // unlinking its source pads here splits the stream exactly at this frame.
+            guard claim.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+            else { return .remove }
+            do {
+                try newPad.link(to: newEntry)
+            } catch {
+                swapped.fail(error)
+                return .remove
+            }
+            oldPad.unlink(oldEntry)
+            swapped.succeed(())
+            return .remove
+        }
+        // A camera that stops sending frames must not hold the recording forever.
+        let limit = Duration.seconds(5)
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            if claim.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged {
+                teeSink.removeProbe(probe)
+                swapped.fail(CaptureError.timedOut("the next frame to start the new file on", limit))
+            }
+        }
+        defer { timer.cancel() }
+        try await swapped.value()
+    }
+
+    /// Takes down a branch that never got a frame, and the empty file its sink opened.
+    private func discardUnlinked(_ branch: Branch) {
+        guard let pipeline, let tee else { return }
+        retire(branch.name)
+        try? branch.bin.setState(.null)
+        try? pipeline.remove(branch.bin)
+        tee.releaseRequestPad(branch.teePad)
+        branch.output.didDetach(error: CaptureError.closed)
+        if let movie = branch.output as? MovieOutput { removeIfEmpty(movie.url) }
+    }
+
+    /// Removes a file that holds nothing (a sink opened it, no frame reached it).
+    private func removeIfEmpty(_ url: URL) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? -1
+        if size == 0 { try? FileManager.default.removeItem(at: url) }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GStreamer
+@testable import Plumb
+import PlumbTestSupport
+import XCTest
+
+/// The fan-out of the encoded preview to appsrc subscribers in pipelines of their own.
+final class EncodedStreamTests: XCTestCase {
+    /// A subscriber pipeline: `appsrc ! h264parse ! avdec_h264 ! fakesink`, run on its own
+    /// clock; its appsrc is live from the start (as in the RTSP media), so it plays at once. It records what its appsrc hands on (first buffer's flags, timestamps) and
+    /// how many pictures the decoder makes.
+    final class Consumer: @unchecked Sendable {  // the fields below are only touched under `lock`
+        let pipeline: Pipeline
+        let source: AppSrc
+        private let lock = NSLock()
+        private var pushed: [(pts: ClockTime?, keyframe: Bool)] = []
+        private var decoded = 0
+        private var decodedCaps: String?
+
+        init(sinkSync: Bool = false) throws {
+            pipeline = try Pipeline.parse("appsrc name=src is-live=true format=time ! h264parse ! avdec_h264 ! fakesink name=out async=false sync=\(sinkSync)")
+            source = AppSrc(pipeline.element(named: "src")!)!
+            source.staticPad("src")!.addProbe(.buffer) { [weak self] info in
+                self?.lock.withLock { self?.pushed.append((info.bufferPTS, info.isKeyframe)) }
+                return .ok
+            }
+            pipeline.element(named: "out")!.staticPad("sink")!.addProbe(.buffer) { [weak self] pad, _ in
+                let caps = pad.currentCaps?.description
+                self?.lock.withLock {
+                    self?.decoded += 1
+                    if self?.decodedCaps == nil { self?.decodedCaps = caps }
+                }
+                return .ok
+            }
+        }
+
+        var decodedFrames: Int { lock.withLock { decoded } }
+        var firstDecodedCaps: String? { lock.withLock { decodedCaps } }
+        var buffers: [(pts: ClockTime?, keyframe: Bool)] { lock.withLock { pushed } }
+
+        func play() throws { try pipeline.setState(.playing) }
+        func stop() { try? pipeline.setState(.null) }
+    }
+
+    private func runningSource(keyframeInterval: Int = 3000, stream: EncodedStream = EncodedStream())
+        throws -> PreviewTestSource
+    {
+        let source = try PreviewTestSource(encoding: PreviewEncoding(keyframeInterval: keyframeInterval), stream: stream)
+        addTeardownBlock { source.stop() }
+        try source.start()
+        return source
+    }
+
+    func testSubscribersStartOnAKeyframeOnTheirOwnClockAndDecode() throws {
+        let source = try runningSource()
+        // Let the source run well past its only scheduled keyframe (every 3000 frames).
+        XCTAssertTrue(waitUntil(10) { source.frameCount >= 45 })
+        let consumers = try (0..<3).map { _ in try Consumer() }
+        defer { consumers.forEach { $0.stop() } }
+        for (i, c) in consumers.enumerated() {
+            try c.play()
+            try source.stream.subscribe(c.source, name: "consumer-\(i)")
+        }
+        XCTAssertEqual(source.stream.subscriberCount, 3)
+        XCTAssertTrue(waitUntil(15) { consumers.allSatisfy { $0.decodedFrames >= 30 } },
+                      "decoded: \(consumers.map(\.decodedFrames))")
+        for c in consumers {
+            let buffers = c.buffers
+            XCTAssertEqual(buffers.first?.keyframe, true, "a subscriber's first frame must be a keyframe")
+            // Stamped by the subscriber's own pipeline, which started a moment ago:
+            // not the source's timestamps, which are past 1.5 s by now.
+            let firstPTS = try XCTUnwrap(buffers.first?.pts)
+            XCTAssertLessThan(firstPTS, ClockTime.second, "first PTS \(firstPTS) is not from the subscriber's clock")
+            let ptses = buffers.compactMap(\.pts)
+            XCTAssertEqual(ptses, ptses.sorted(), "timestamps must not go back")
+            XCTAssertTrue(c.firstDecodedCaps?.contains("width=(int)320, height=(int)240") ?? false,
+                          c.firstDecodedCaps ?? "no caps")
+        }
+        let caps = try XCTUnwrap(source.stream.caps).description
+        XCTAssertTrue(caps.hasPrefix("video/x-h264"), caps)
+        XCTAssertTrue(caps.contains("stream-format=(string)byte-stream") && caps.contains("alignment=(string)au"), caps)
+        // Three joins at once cost one or two keyframes, not one per subscriber per frame.
+        let stats = source.stream.statistics
+        XCTAssertLessThanOrEqual(stats.keyframes, 4, "\(stats)")
+        XCTAssertEqual(source.errors, [])
+    }
+
+    func testASubscriberWhosePipelineStopsIsDroppedAndTheOthersCarryOn() throws {
+        let source = try runningSource()
+        let keep = try Consumer(), leave = try Consumer()
+        defer {
+            keep.stop()
+            leave.stop()
+        }
+        try keep.play()
+        try leave.play()
+        let ended = TestCounter()
+        try source.stream.subscribe(keep.source, name: "keep")
+        let leaving = try source.stream.subscribe(leave.source, name: "leave") { end in
+            if end == .refused(.flushing) { ended.increment() }
+        }
+        XCTAssertTrue(waitUntil(10) { keep.decodedFrames >= 10 && leave.decodedFrames >= 10 })
+        leave.stop()  // its appsrc now answers FLUSHING
+        XCTAssertTrue(waitUntil(5) { source.stream.subscriberCount == 1 }, "the stopped subscriber was not dropped")
+        XCTAssertEqual(leaving.end, .refused(.flushing))
+        XCTAssertEqual(ended.value, 1, "onEnd is called once, with the reason")
+        let before = keep.decodedFrames
+        XCTAssertTrue(waitUntil(10) { keep.decodedFrames >= before + 30 }, "the remaining subscriber stalled")
+        XCTAssertLessThanOrEqual(source.frames.largestTimestampGap, source.frameInterval * 3 / 2)
+    }
+
+    func testASubscriberNotPlayingYetIsKeptWithABoundedQueue() throws {
+        let stream = EncodedStream(maxQueuedBuffers: 10)
+        let source = try runningSource(stream: stream)
+        let late = try Consumer()
+        defer { late.stop() }
+        // Subscribed while its pipeline is still NULL (as an RTSP media is before it is
+        // prepared): its appsrc queues, but never more than the bound.
+        let subscription = try stream.subscribe(late.source, name: "late")
+        XCTAssertTrue(waitUntil(10) { source.frameCount >= 30 })
+        XCTAssertTrue(subscription.isActive)
+        XCTAssertLessThanOrEqual(late.source.queuedBuffers, 10, "the queue grew past its bound")
+        XCTAssertGreaterThanOrEqual(subscription.statistics.resyncs, 1, "\(subscription.statistics)")
+        try late.play()
+        XCTAssertTrue(waitUntil(10) { late.decodedFrames >= 10 }, "it never started: \(subscription.statistics)")
+        XCTAssertEqual(late.buffers.first?.keyframe, true)
+    }
+
+    func testASubscriberThatFallsBehindSkipsToTheNextKeyframe() throws {
+        let stream = EncodedStream(maxQueuedBuffers: 10)
+        let source = try runningSource(stream: stream)
+        let slow = try Consumer()
+        defer { slow.stop() }
+        // PAUSED: a live appsrc does not run, so its queue fills up.
+        try slow.pipeline.setState(.paused)
+        let subscription = try stream.subscribe(slow.source, name: "slow")
+        XCTAssertTrue(waitUntil(10) { subscription.statistics.resyncs >= 1 }, "\(subscription.statistics)")
+        XCTAssertLessThanOrEqual(slow.source.queuedBuffers, 10, "the queue grew past its bound")
+        XCTAssertTrue(subscription.isActive, "falling behind is not a reason to drop a subscriber")
+        try slow.play()
+        XCTAssertTrue(waitUntil(10) { slow.decodedFrames >= 20 }, "it did not recover: \(subscription.statistics)")
+        XCTAssertEqual(source.errors, [])
+    }
+
+    func testKeyframeRequestsAreRateLimited() throws {
+        let stream = EncodedStream(keyframeCooldown: .milliseconds(500))
+        let source = try runningSource(stream: stream)
+        XCTAssertTrue(waitUntil(10) { source.frameCount >= 15 })
+        let before = stream.statistics
+        for _ in 0..<100 { stream.requestKeyframe() }
+        Thread.sleep(forTimeInterval: 1.2)
+        let after = stream.statistics
+        XCTAssertEqual(after.keyframeWishes - before.keyframeWishes, 100)
+        // At most one now and one when the cooldown ends (if the first was not answered yet).
+        XCTAssertLessThanOrEqual(after.keyframeRequestsSent - before.keyframeRequestsSent, 2, "\(after)")
+        XCTAssertGreaterThanOrEqual(after.keyframes - before.keyframes, 1, "the encoder was never asked: \(after)")
+        XCTAssertLessThanOrEqual(after.keyframes - before.keyframes, 2, "\(after)")
+    }
+
+    func testKeyframeGateSendsOncePerCooldownAndResendsUntilAKeyframeComes() {
+        var gate = KeyframeGate(cooldown: .milliseconds(500))
+        let t0 = ContinuousClock.now
+        XCTAssertTrue(gate.ask(at: t0))
+        XCTAssertFalse(gate.ask(at: t0 + .milliseconds(10)), "within the cooldown")
+        XCTAssertFalse(gate.frame(isKeyframe: false, at: t0 + .milliseconds(100)))
+        XCTAssertTrue(gate.frame(isKeyframe: false, at: t0 + .milliseconds(600)), "no keyframe came: ask again")
+        XCTAssertFalse(gate.frame(isKeyframe: true, at: t0 + .milliseconds(700)))
+        XCTAssertFalse(gate.frame(isKeyframe: false, at: t0 + .seconds(2)), "a keyframe came: nothing wanted")
+        XCTAssertTrue(gate.ask(at: t0 + .seconds(2)))
+    }
+
+    func testCloseEndsEverySubscriptionWithEndOfStream() throws {
+        let source = try runningSource()
+        let consumer = try Consumer()
+        defer { consumer.stop() }
+        let bus = MainContextThread(name: "consumer-bus")
+        defer { bus.stop() }
+        let messages = consumer.pipeline.messages(on: bus.context)
+        try consumer.play()
+        let subscription = try source.stream.subscribe(consumer.source, name: "c")
+        XCTAssertTrue(waitUntil(10) { consumer.decodedFrames >= 5 })
+        source.stream.close()
+        XCTAssertEqual(subscription.end, .streamClosed)
+        XCTAssertEqual(source.stream.subscriberCount, 0)
+        let gotEOS = expectation(description: "EOS at the subscriber's sink")
+        let task = Task {
+            for await message in messages { if case .eos = message { gotEOS.fulfill(); return } }
+        }
+        wait(for: [gotEOS], timeout: 10)
+        task.cancel()
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GStreamer
+@testable import Plumb
+import PlumbTestSupport
+import XCTest
+
+/// A running stand-in source (test pattern -> encoded preview) and an RTSP preview of it,
+/// both torn down when the test ends.
+struct PreviewRig {
+    let source: PreviewTestSource
+    let preview: RTSPPreview
+    let loop: MainContextThread
+
+    var url: String { preview.url }
+
+    static func start(_ test: XCTestCase, size: VideoSize = VideoSize(width: 320, height: 240), rate: Int = 30,
+                      encoding: PreviewEncoding = PreviewEncoding(keyframeInterval: 3000),
+                      configuration: RTSPPreview.Configuration = .init(port: 0)) throws -> PreviewRig {
+        let source = try PreviewTestSource(size: size, rate: rate, encoding: encoding)
+        let loop = MainContextThread(name: "rtsp-preview-test")
+        let preview = try RTSPPreview(stream: source.stream, configuration: configuration)
+        test.addTeardownBlock {
+            preview.stop()
+            loop.stop()
+            source.stop()
+        }
+        try source.start()
+        try preview.start(on: loop.context)
+        return PreviewRig(source: source, preview: preview, loop: loop)
+    }
+}
+
+/// A `gst-launch-1.0` RTSP consumer running as its own process.
+final class RTSPConsumer: @unchecked Sendable {  // the process handles are only used from the test thread
+    let process: Process
+    let out: Pipe
+    let err: Pipe
+    let started = Date()
+
+    /// `rtspsrc location=URL ! <tail>`; latency 0 so frames are handed on as they come.
+    init(_ url: String, transport: String = "tcp", tail: [String]) throws {
+        (process, out, err) = try PlumbProcess.start(PlumbProcess.tool("gst-launch-1.0"), [
+            "-q", "rtspsrc", "location=\(url)", "protocols=\(transport)", "latency=0", "!",
+        ] + tail)
+    }
+
+    /// Decodes `frames` frames and exits.
+    static func decoding(_ url: String, frames: Int) throws -> RTSPConsumer {
+        try RTSPConsumer(url, tail: ["rtph264depay", "!", "avdec_h264", "!", "fakesink", "num-buffers=\(frames)",
+                                     "sync=false"])
+    }
+
+    /// Receives until stopped.
+    static func receiving(_ url: String) throws -> RTSPConsumer {
+        try RTSPConsumer(url, tail: ["rtph264depay", "!", "fakesink", "sync=false"])
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits for it to exit on its own.
+    func finish(timeout: TimeInterval) -> ProcessResult {
+        PlumbProcess.finish(process, out, err, timeout: timeout)
+    }
+
+    /// Interrupts it (as Ctrl-C would) and collects what it printed.
+    func stop() -> ProcessResult {
+        if process.isRunning { process.interrupt() }
+        return PlumbProcess.finish(process, out, err, timeout: 10)
+    }
+}
+
+/// Waits (polling, bounded) until `condition` holds.
+func waitUntil(_ timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() >= deadline { return false }
+        usleep(20_000)
+    }
+    return true
+}
+
+/// A counter that streaming threads may bump.
+final class TestCounter: @unchecked Sendable {  // `count` is only touched under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}

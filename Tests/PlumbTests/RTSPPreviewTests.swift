@@ -1,0 +1,185 @@
+import Foundation
+import GStreamer
+@testable import Plumb
+import PlumbTestSupport
+import XCTest
+
+/// The RTSP preview, read by real clients (ffprobe, GStreamer's rtspsrc) while the
+/// stand-in capture pipeline keeps running.
+final class RTSPPreviewTests: XCTestCase {
+    func testFFprobeReadsTheConfiguredCaps() throws {
+        let rig = try PreviewRig.start(self, size: VideoSize(width: 320, height: 240))
+        XCTAssertTrue(rig.url.hasSuffix("/preview"), rig.url)
+        let (probe, err) = try Probe.live(rig.url)
+        let p = try XCTUnwrap(probe, err)
+        XCTAssertEqual(p.codec, "h264")
+        XCTAssertEqual(p.width, 320)
+        XCTAssertEqual(p.height, 240)
+    }
+
+    func testRtspsrcDecodesFramesOfTheConfiguredSizeOverTCPAndUDP() throws {
+        let rig = try PreviewRig.start(self, size: VideoSize(width: 352, height: 288))
+        for transport in ["tcp", "udp"] {
+            let consumer = try RTSPConsumer(rig.url, transport: transport, tail: [
+                "rtph264depay", "!", "avdec_h264", "!", "video/x-raw,width=352,height=288", "!",
+                "fakesink", "num-buffers=30", "sync=false",
+            ])
+            let r = consumer.finish(timeout: 30)
+            XCTAssertEqual(r.code, 0, "the \(transport) consumer did not decode 30 frames of 352x288: \(r.stderr)")
+        }
+        XCTAssertEqual(rig.source.errors, [])
+    }
+
+    /// The source side must not notice any consumer: every frame (timestamps one interval
+    /// apart) and no stall (arrival gaps bounded generously: the machine is shared; the
+    /// benchmark reports the real figure).
+    private func assertSourceUndisturbed(_ source: PreviewTestSource, file: StaticString = #filePath, line: UInt = #line) {
+        let frames = source.frames
+        XCTAssertLessThanOrEqual(frames.largestTimestampGap, source.frameInterval * 3 / 2,
+                                 "the source lost frames", file: file, line: line)
+        XCTAssertLessThan(frames.largestArrivalGap, 1_000_000_000, "the source stalled", file: file, line: line)
+        XCTAssertEqual(source.errors, [], file: file, line: line)
+    }
+
+    func testEightConcurrentConsumersAllReceiveFramesWhileTheSourceKeepsEveryFrame() throws {
+        let rig = try PreviewRig.start(self)
+        XCTAssertTrue(waitUntil(10) { rig.source.frameCount >= 15 })
+        let framesAtStart = rig.source.frameCount
+        // Each decodes 300 frames: 10 s of the 30 fps stream, all eight at the same time.
+        let consumers = try (0..<8).map { _ in try RTSPConsumer.decoding(rig.url, frames: 300) }
+        var mostAtOnce = 0
+        while consumers.contains(where: \.isRunning) && Date().timeIntervalSince(consumers[0].started) < 60 {
+            mostAtOnce = max(mostAtOnce, rig.preview.clientCount)
+            usleep(50_000)
+        }
+        for (i, consumer) in consumers.enumerated() {
+            let r = consumer.finish(timeout: 10)
+            XCTAssertEqual(r.code, 0, "consumer \(i) did not decode 300 frames: \(r.stderr)")
+        }
+        XCTAssertEqual(mostAtOnce, 8, "the eight consumers were not all connected at once")
+        XCTAssertEqual(rig.preview.mediaCount, 1, "one shared media serves every consumer")
+        XCTAssertGreaterThanOrEqual(rig.source.frameCount - framesAtStart, 300, "the source fell behind the consumers")
+        assertSourceUndisturbed(rig.source)
+    }
+
+    func testAConsumerJoiningMidStreamDecodesAPictureAtOnce() throws {
+        // A keyframe every 3000 frames (100 s): only the keyframe asked for on PLAY lets a
+        // newcomer decode within seconds.
+        let rig = try PreviewRig.start(self, encoding: PreviewEncoding(keyframeInterval: 3000))
+        let watcher = try RTSPConsumer.receiving(rig.url)
+        defer { _ = watcher.stop() }
+        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 && rig.source.stream.statistics.frames >= 60 })
+        let keyframesBefore = rig.source.stream.statistics.keyframes
+        let start = Date()
+        let joiner = try RTSPConsumer.decoding(rig.url, frames: 1)
+        let r = joiner.finish(timeout: 30)
+        let seconds = Date().timeIntervalSince(start)
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertLessThan(seconds, 10, "a picture took \(seconds) s (scheduled keyframes are 100 s apart)")
+        print("time to first decoded frame for a joining consumer: \(String(format: "%.2f", seconds)) s "
+              + "(gst-launch start-up included)")
+        XCTAssertEqual(rig.preview.mediaCount, 1, "the joiner must join the running shared media")
+        XCTAssertGreaterThan(rig.source.stream.statistics.keyframes, keyframesBefore, "no keyframe was made for the joiner")
+        assertSourceUndisturbed(rig.source)
+    }
+
+    func testConsumersLeavingDoNotDisturbTheOthers() throws {
+        let rig = try PreviewRig.start(self)
+        // The one that stays: 240 frames, 8 s.
+        let stayer = try RTSPConsumer.decoding(rig.url, frames: 240)
+        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 })
+        let killed = try RTSPConsumer.receiving(rig.url)
+        let interrupted = try RTSPConsumer.receiving(rig.url)
+        let finisher = try RTSPConsumer.decoding(rig.url, frames: 15)
+        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 4 }, "\(rig.preview.clientCount) clients")
+        Thread.sleep(forTimeInterval: 1)
+        kill(killed.process.processIdentifier, SIGKILL)  // vanishes without TEARDOWN
+        _ = killed.stop()
+        _ = interrupted.stop()  // SIGINT: leaves properly
+        XCTAssertEqual(finisher.finish(timeout: 20).code, 0)
+        let r = stayer.finish(timeout: 30)
+        XCTAssertEqual(r.code, 0, "the consumer that stayed did not get its 240 frames: \(r.stderr)")
+        // Everyone gone: the shared media goes and its subscription with it ...
+        XCTAssertTrue(waitUntil(20) { rig.preview.clientCount == 0 && rig.preview.activeSubscriptions.isEmpty },
+                      "\(rig.preview.clientCount) clients, \(rig.preview.activeSubscriptions.count) subscriptions")
+        XCTAssertTrue(waitUntil(5) { rig.source.stream.subscriberCount == 0 })
+        // ... and the next consumer gets a new one, at once.
+        let next = try RTSPConsumer.decoding(rig.url, frames: 10)
+        XCTAssertEqual(next.finish(timeout: 20).code, 0)
+        XCTAssertEqual(rig.preview.mediaCount, 2)
+        assertSourceUndisturbed(rig.source)
+    }
+
+    func testBasicAndDigestAuthentication() throws {
+        for method in [RTSPServer.AuthMethod.basic, .digest] {
+            let credentials = RTSPServer.Credentials(method: method, user: "viewer", password: "s3cret")
+            let rig = try PreviewRig.start(self, configuration: .init(port: 0, credentials: credentials))
+            let (denied, deniedErr) = try Probe.live(rig.url)
+            XCTAssertNil(denied, "\(method): served without credentials")
+            XCTAssertTrue(deniedErr.contains("401"), "\(method): \(deniedErr)")
+            let (wrong, _) = try Probe.live(rig.url.replacingOccurrences(of: "rtsp://", with: "rtsp://viewer:nope@"))
+            XCTAssertNil(wrong, "\(method): served with a wrong password")
+            let (ok, err) = try Probe.live(rig.url.replacingOccurrences(of: "rtsp://", with: "rtsp://viewer:s3cret@"))
+            XCTAssertEqual(ok?.width, 320, "\(method): \(err)")
+        }
+    }
+
+    func testStoppingThePreviewDisconnectsConsumersAndTheSourceRunsOn() throws {
+        let rig = try PreviewRig.start(self)
+        let consumer = try RTSPConsumer.receiving(rig.url)
+        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 && rig.source.stream.subscriberCount == 1 })
+        let subscription = try XCTUnwrap(rig.preview.activeSubscriptions.first)
+        rig.preview.stop()
+        XCTAssertTrue(waitUntil(15) { !consumer.isRunning }, "the consumer was not disconnected (server clients: \(rig.preview.clientCount))")
+        _ = consumer.stop()
+        // The media goes with its last consumer, and its subscription with it.
+        XCTAssertTrue(waitUntil(10) { rig.source.stream.subscriberCount == 0 && rig.preview.activeSubscriptions.isEmpty })
+        XCTAssertEqual(subscription.end, .cancelled)
+        let frames = rig.source.frameCount
+        XCTAssertTrue(waitUntil(5) { rig.source.frameCount >= frames + 30 }, "the source stopped with the preview")
+        assertSourceUndisturbed(rig.source)
+    }
+
+    func testBadConfigurationsSayWhatToWrite() throws {
+        let stream = EncodedStream()
+        XCTAssertThrowsError(try RTSPPreview(stream: stream, configuration: .init(path: "preview"))) {
+            XCTAssertTrue("\($0)".contains("must start with \"/\""), "\($0)")
+        }
+        XCTAssertThrowsError(try RTSPPreview(stream: stream, configuration: .init(port: 70000))) {
+            XCTAssertTrue("\($0)".contains("1 to 65535"), "\($0)")
+        }
+    }
+}
+
+/// The encoded preview plugged into the real capture session.
+final class EncodedPreviewOutputTests: XCTestCase {
+    func testTheSessionFeedsTheRTSPPreviewAndItsRotation() async throws {
+        let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240),
+                                                    rate: FrameRate(30))
+        let output = EncodedPreviewOutput(encoding: PreviewEncoding(keyframeInterval: 3000))
+        try await session.attach(output)
+        let loop = MainContextThread(name: "session-rtsp-test")
+        let preview = try RTSPPreview(stream: output.stream, configuration: .init(port: 0))
+        try preview.start(on: loop.context)
+        defer {
+            preview.stop()
+            loop.stop()
+        }
+        let (probe, err) = try Probe.live(preview.url)
+        XCTAssertEqual(probe?.width, 320, err)
+        XCTAssertEqual(probe?.height, 240, err)
+        // The session's rotation reaches the preview's pixels.
+        await session.setRotation(.degrees90)
+        XCTAssertEqual(output.rotation, .degrees90)
+        let (turned, turnedErr) = try Probe.live(preview.url)
+        XCTAssertEqual(turned?.width, 240, turnedErr)
+        XCTAssertEqual(turned?.height, 320, turnedErr)
+        // Detached: the stream lets go of the branch, the camera runs on.
+        try await session.detach(output)
+        let frames = await session.frameCount
+        try await session.waitForFrames(frames + 15)
+        let branches = await session.attachedBranches
+        XCTAssertEqual(branches, [])
+        await session.close()
+    }
+}

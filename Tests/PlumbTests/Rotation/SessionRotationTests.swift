@@ -1,0 +1,177 @@
+import Foundation
+import GStreamer
+@testable import Plumb
+import PlumbTestSupport
+import XCTest
+
+/// The session following a `RotationObserver`: the AVCam pattern (read the angles first,
+/// observe from one weak task, re-apply to outputs added later), checked on real branches.
+final class SessionRotationTests: XCTestCase {
+    private let qvga = VideoSize(width: 320, height: 240)
+
+    /// The observer's current angles are applied before observing: an observer whose angle
+    /// never changes still turns the session, and the preview's very first frame is upright.
+    func testTheCurrentAnglesAreAppliedBeforeObserving() async throws {
+        let dir = try temporaryDirectory(self)
+        // No sample ever comes: the streams never yield; only the initial read can turn it.
+        let observer = RotationObserver(accelerometer: HandheldAccelerometer(), initialDeviceRotation: .degrees90)
+        XCTAssertEqual(observer.captureAngle, .degrees90)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let early = PreviewOutput()
+        try await session.attach(early)
+        try await session.follow(observer)
+        // Synchronously on return: no waiting for a stream.
+        let rotation = await session.rotation
+        XCTAssertEqual(rotation, .degrees90)
+        XCTAssertEqual(early.rotation, .degrees90, "an output attached before following is turned too")
+        let late = PreviewOutput()
+        try await session.attach(late)
+        try await session.waitForFrames(5)
+        XCTAssertEqual(late.firstFrameSize, VideoSize(width: 240, height: 320), "the first frame is already upright")
+        let photo = try await session.takePhoto()
+        let url = try write(photo.jpeg, named: "first.jpg", in: dir)
+        XCTAssertEqual(try IndependentReaders.exiftool("Orientation", url.path), 6)
+        await session.close()
+        observer.stop()
+    }
+
+    /// A replayed storm of 20 rotations in one second: the session ends on the final angle,
+    /// and so do its preview (pixels) and stills (EXIF).
+    func testAReplayedStormSettlesOnTheFinalAngle() async throws {
+        let dir = try temporaryDirectory(self)
+        let storm = RotationCoordinatorTests.stormRotations.map { RotationAngle(degrees: $0)! }
+        let path = try replayFile([.degrees0] + storm, hold: .milliseconds(50), in: dir)
+        let final = storm.last!
+        let observer = RotationObserver(accelerometer: try ReplayAccelerometer(input: .file(path)))
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let preview = PreviewOutput()
+        try await session.attach(preview)
+        try await session.follow(observer)
+        await observer.waitForSourceEnd()
+        XCTAssertEqual(observer.counters.changes, 20)
+        let settled = await waitUntil { preview.rotation == final }
+        XCTAssertTrue(settled, "preview at \(preview.rotation), expected \(final)")
+        let rotation = await session.rotation
+        XCTAssertEqual(rotation, final)
+        let previewRotation = await session.previewRotation
+        XCTAssertEqual(previewRotation, final)
+        try await session.waitForFrames(3)
+        let shown = await waitUntil { preview.lastShownTurn?.turn.angle == final }
+        XCTAssertTrue(shown)
+        XCTAssertEqual(preview.lastFrameSize, final.swapsDimensions ? VideoSize(width: 240, height: 320) : qvga)
+        let photo = try await session.takePhoto()
+        let url = try write(photo.jpeg, named: "storm.jpg", in: dir)
+        XCTAssertEqual(try IndependentReaders.exiftool("Orientation", url.path), final.exifOrientation)
+        await session.close()
+    }
+
+    /// A display that is itself turned: the preview gets the preview angle (capture less the
+    /// display's rotation), stills and recordings the capture angle.
+    func testPreviewAndCaptureAnglesAreAppliedApart() async throws {
+        let dir = try temporaryDirectory(self)
+        let hand = HandheldAccelerometer()
+        let observer = RotationObserver(accelerometer: hand, configuration: .init(displayRotation: .degrees90))
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let preview = PreviewOutput()
+        try await session.attach(preview)
+        try await session.follow(observer)
+        hand.turn(to: .degrees90)
+        // capture = 90 (device) ; preview = 90 - 90 (display) = 0
+        let turned = await waitUntil { observer.angles == RotationAngles(capture: .degrees90, preview: .degrees0) }
+        XCTAssertTrue(turned, "\(observer.angles)")
+        let applied = await eventually { await session.rotation == .degrees90 }
+        XCTAssertTrue(applied)
+        XCTAssertEqual(preview.rotation, .degrees0)
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("apart.mp4"))
+        _ = try await recording.firstFrameTime()
+        let photo = try await session.takePhoto()
+        let facts = try await recording.stop()
+        XCTAssertEqual(facts.rotation, 90)
+        XCTAssertEqual(try IndependentReaders.exiftool("Rotation", recording.url.path), 90)
+        XCTAssertEqual(try IndependentReaders.exiftool("Orientation", try write(photo.jpeg, named: "a.jpg", in: dir).path), 6)
+        // Upright device: capture 0, preview 0 - 90 = 270.
+        hand.turn(to: .degrees0)
+        let back = await waitUntil { preview.rotation == .degrees270 }
+        XCTAssertTrue(back, "preview at \(preview.rotation)")
+        let capture = await session.rotation
+        XCTAssertEqual(capture, .degrees0)
+        await session.close()
+        observer.stop()
+    }
+
+    /// An output attached after the angle arrived gets it before its first frame — the
+    /// preview's first frame turned, a recording's matrix — however late it comes.
+    func testOutputsAttachedLaterGetTheFollowedAngleBeforeTheirFirstFrame() async throws {
+        let dir = try temporaryDirectory(self)
+        let observer = RotationObserver(accelerometer: FixedAccelerometer(.degrees270))
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        try await session.follow(observer)
+        await observer.waitForSourceEnd()
+        let applied = await eventually { await session.rotation == .degrees270 }
+        XCTAssertTrue(applied)
+        let preview = PreviewOutput()
+        try await session.attach(preview)
+        try await session.waitForFrames(3)
+        XCTAssertEqual(preview.firstFrameSize, VideoSize(width: 240, height: 320))
+        XCTAssertEqual(preview.sizeChanges.count, 1, "never shown the wrong way: \(preview.sizeChanges)")
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("late.mp4"))
+        _ = try await recording.firstFrameTime()
+        _ = try await recording.stop()
+        XCTAssertTrue(RotationAngle.degrees270.ffprobeRotations.contains(try IndependentReaders.ffprobeRotation(recording.url.path)))
+        XCTAssertEqual(try IndependentReaders.exiftool("Rotation", recording.url.path), 270)
+        await session.close()
+    }
+
+    /// After `stopFollowing()` the observer's changes no longer reach the session; the last
+    /// angle stays. An observer cannot be followed twice (one consumer per stream).
+    func testStopFollowingKeepsTheLastAngleAndAnObserverIsFollowedOnce() async throws {
+        let hand = HandheldAccelerometer()
+        let observer = RotationObserver(accelerometer: hand)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        try await session.follow(observer)
+        hand.turn(to: .degrees180)
+        let applied = await eventually { await session.rotation == .degrees180 }
+        XCTAssertTrue(applied)
+        await session.stopFollowing()
+        let following = await session.isFollowing
+        XCTAssertFalse(following)
+        hand.turn(to: .degrees90)
+        let observed = await waitUntil { observer.captureAngle == .degrees90 }
+        XCTAssertTrue(observed)
+        try await Task.sleep(for: .milliseconds(200))
+        let rotation = await session.rotation
+        XCTAssertEqual(rotation, .degrees180, "a change after stopFollowing() was applied")
+        do {
+            try await session.follow(observer)
+            XCTFail("followed the same observer twice")
+        } catch CaptureError.invalidArgument(let why) {
+            XCTAssertTrue(why.contains("new observer"), why)
+        }
+        // A new observer takes over, starting from its own current angle.
+        let next = RotationObserver(accelerometer: FixedAccelerometer(.degrees270))
+        try await session.follow(next)
+        let taken = await eventually { await session.rotation == .degrees270 }
+        XCTAssertTrue(taken)
+        await session.close()
+        observer.stop()
+    }
+
+    /// The task that applies the angles holds the session weakly: an observer that lives on
+    /// does not keep a session alive that nobody else holds (not even one never closed: its
+    /// deinit stops the camera).
+    func testTheObserverDoesNotKeepTheSessionAlive() async throws {
+        let hand = HandheldAccelerometer()
+        let observer = RotationObserver(accelerometer: hand)
+        var session: CaptureSession? = try await CaptureSession.open(.testPattern(), size: qvga)
+        try await session!.follow(observer)
+        hand.turn(to: .degrees90)
+        let applied = await eventually { await session!.rotation == .degrees90 }
+        XCTAssertTrue(applied)
+        weak let gone = session
+        session = nil
+        let released = await waitUntil { gone == nil }
+        XCTAssertTrue(released, "something still holds the session")
+        hand.turn(to: .degrees180)  // nothing left to apply it to; must not crash
+        observer.stop()
+    }
+}
