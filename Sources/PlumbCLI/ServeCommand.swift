@@ -48,15 +48,21 @@ enum ServeCommand: Command {
 
         let config: ServeConfig
         let choices: ServeChoices
-        do {
-            let file = try configPath.map { path throws(ConfigError) in try ServeConfig.load(path: path) } ?? ServeConfig()
-            config = try file.applying(overrides: overrides)
-            if printConfig {
-                FileHandle.standardOutput.write(config.iniText())
-                return .success
-            }
-            choices = try ServeChoices.resolve(config)
-        } catch let error as ConfigError {
+        switch Result(catching: { () throws(ConfigError) -> ServeConfig in
+            try loadConfig(path: configPath, overrides: overrides)
+        }) {
+        case .success(let loaded): config = loaded
+        case .failure(let error):
+            FileHandle.standardError.write("plumb serve: \(error)\n")
+            return .usage
+        }
+        if printConfig {
+            FileHandle.standardOutput.write(config.iniText())
+            return .success
+        }
+        switch Result(catching: { () throws(ConfigError) -> ServeChoices in try ServeChoices.resolve(config) }) {
+        case .success(let resolved): choices = resolved
+        case .failure(let error):
             FileHandle.standardError.write("plumb serve: \(error)\n")
             return .usage
         }
@@ -94,6 +100,12 @@ enum ServeCommand: Command {
         await daemon.shutdown()
         log("stopped")
         return .success
+    }
+
+    /// The file (or the defaults) with the command line on top.
+    static func loadConfig(path: String?, overrides: [String: String]) throws(ConfigError) -> ServeConfig {
+        let file = try path.map { path throws(ConfigError) in try ServeConfig.load(path: path) } ?? ServeConfig()
+        return try file.applying(overrides: overrides)
     }
 
     static func signalName(_ signal: Int32) -> String {

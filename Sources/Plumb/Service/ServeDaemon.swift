@@ -29,21 +29,21 @@ public actor ServeDaemon {
 
     public nonisolated let config: ServeConfig
     public nonisolated let choices: ServeChoices
-    public nonisolated let camera = CameraSlot()
+    public nonisolated let camera: CameraSlot
     public nonisolated let folder: RecordingsFolder
     public nonisolated let api: ControlAPI
     public nonisolated let backend: SessionBackend
     public nonisolated let recorder: ContinuousRecorder
-    public nonisolated let stream = EncodedStream()
+    public nonisolated let stream: EncodedStream
     public nonisolated let preview: RTSPPreview
     public nonisolated let publisher: RTSPPublisher?
     public nonisolated let observer: RotationObserver
 
     private nonisolated let log: @Sendable (String) -> Void
     private nonisolated let events: EventRelay
-    private nonisolated let fps = FPSMeter()
+    private nonisolated let fps: FPSMeter
     private nonisolated let http: HTTPServer
-    private nonisolated let httpLoop = MainContextThread(name: "plumb.http")
+    private nonisolated let httpLoop: MainContextThread
     private nonisolated let rtspLoop = MainContextThread(name: "plumb.rtsp")
 
     private var angles = RotationAngles(capture: .degrees0, preview: .degrees0)
@@ -64,6 +64,10 @@ public actor ServeDaemon {
         folder = RecordingsFolder(config.recording.folder)
         let events = EventRelay()
         self.events = events
+        let stream = EncodedStream(), camera = CameraSlot(), fps = FPSMeter()
+        self.stream = stream
+        self.camera = camera
+        self.fps = fps
 
         var credentials: RTSPServer.Credentials?
         switch config.preview.auth {
@@ -88,12 +92,14 @@ public actor ServeDaemon {
         observer = RotationObserver(accelerometer: accelerometer, configuration: coordination)
 
         let codec: VideoCodec = config.recording.codec == .h265 ? .h265 : .h264
-        recorder = ContinuousRecorder(
+        let folder = self.folder
+        let recorder = ContinuousRecorder(
             settings: .init(folder: folder, codec: codec, segmentSeconds: config.recording.segmentSeconds,
                             splitOnRotation: config.rotation.splitOnRotation),
             publish: { events.publish($0) }, log: log)
+        self.recorder = recorder
         let rotationSource = choices.accelerometer.description
-        backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps) {
+        let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps) {
             var extras = SessionBackend.StatusExtras()
             extras.rtspClients = preview.clientCount
             extras.rtspURL = preview.url
@@ -101,8 +107,12 @@ public actor ServeDaemon {
             extras.rotationSource = rotationSource
             return extras
         }
-        api = ControlAPI(backend: backend, folder: folder)
+        self.backend = backend
+        let api = ControlAPI(backend: backend, folder: folder)
+        self.api = api
         events.set(api)
+        let httpLoop = MainContextThread(name: "plumb.http")
+        self.httpLoop = httpLoop
         http = HTTPServer(router: api.router, context: httpLoop.context,
                           options: HTTPServer.Options(bearerToken: config.http.token))
     }

@@ -81,7 +81,7 @@ extension CaptureSession {
 
     /// A complete branch for `output`, PLAYING and open, with a tee pad that is not linked
     /// yet: nothing flows into it until `swap` links it.
-    private func buildUnlinkedBranch(for output: MovieOutput) throws -> Branch {
+    func buildUnlinkedBranch(for output: MovieOutput) throws -> Branch {
         guard let pipeline, let tee else { throw CaptureError.closed }
         let head: BranchHead
         do {
@@ -118,7 +118,7 @@ extension CaptureSession {
     }
 
     /// Links `new`'s tee pad and unlinks `old`'s in one step, between two frames.
-    private func swap(at teeSink: Pad, from old: Branch, to new: Branch) async throws {
+    func swap(at teeSink: Pad, from old: Branch, to new: Branch) async throws {
         let oldPad = old.teePad, oldEntry = old.entry, newPad = new.teePad, newEntry = new.entry
         let swapped = OneShot<Void>()
         // 0: waiting for a frame; 1: the probe swapped (or failed); 2: given up. Whoever
@@ -153,7 +153,7 @@ extension CaptureSession {
     }
 
     /// Takes down a branch that never got a frame, and the empty file its sink opened.
-    private func discardUnlinked(_ branch: Branch) {
+    func discardUnlinked(_ branch: Branch) {
         guard let pipeline, let tee else { return }
         retire(branch.name)
         try? branch.bin.setState(.null)
