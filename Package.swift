@@ -46,7 +46,8 @@ let package = Package(
         .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "Soup", "CGio", "PlumbTestSupport"]),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "PlumbTestSupport"]),
         // Runs the built `plumb` binary, as a user would.
-        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport"]),
+        // GStreamer for the RECORD server `plumb serve` publishes to in its tests.
+        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport", "GStreamer"]),
     ],
     swiftLanguageModes: [.v6]
 )

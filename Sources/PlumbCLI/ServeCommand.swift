@@ -60,7 +60,9 @@ enum ServeCommand: Command {
             FileHandle.standardOutput.write(config.iniText())
             return .success
         }
-        switch Result(catching: { () throws(ConfigError) -> ServeChoices in try ServeChoices.resolve(config) }) {
+        switch Result(catching: { () throws(ConfigError) -> ServeChoices in 
+            try ServeChoices.resolve(config, origin: configPath.map { .file($0) } ?? .commandLine)
+        }) {
         case .success(let resolved): choices = resolved
         case .failure(let error):
             FileHandle.standardError.write("plumb serve: \(error)\n")

@@ -8,17 +8,28 @@ public struct ServeChoices: Sendable {
     /// "camera: HD Webcam (/dev/video0)", "camera: the test pattern (no camera found)".
     public var cameraSentence: String
     public var accelerometer: AccelerometerSpec
+    /// The source `accelerometer` names, checked (a replay file that cannot be read is a config error).
+    public var sensor: any Accelerometer
     /// "rotation: iio (/sys/bus/iio/devices/iio:device0)", "rotation: fixed:0 (no accelerometer found)".
     public var rotationSentence: String
 
     /// Resolves the config against the machine: cameras from the device monitor, IIO
     /// accelerometers from sysfs (`sysfsRoot`), iio-sensor-proxy from its D-Bus service file.
     /// A camera named but absent is not an error here: the daemon keeps retrying it.
-    public static func resolve(_ config: ServeConfig, sysfsRoot: String = "/sys",
+    /// `origin` names where the config came from in errors.
+    public static func resolve(_ config: ServeConfig, origin: ConfigError.Origin = .text, sysfsRoot: String = "/sys",
                                cameras: () -> [CameraDevice] = { CameraDevice.all() }) throws(ConfigError) -> ServeChoices {
         let (camera, cameraSentence) = resolveCamera(config.camera.device, cameras: cameras)
-        let (spec, rotationSentence) = try resolveAccelerometer(config.rotation.accelerometer, sysfsRoot: sysfsRoot)
-        return ServeChoices(camera: camera, cameraSentence: cameraSentence, accelerometer: spec,
+        let value = config.rotation.accelerometer
+        let (spec, rotationSentence) = try resolveAccelerometer(value, origin: origin, sysfsRoot: sysfsRoot)
+        let sensor: any Accelerometer
+        do {
+            sensor = try spec.makeAccelerometer(sysfsRoot: sysfsRoot)
+        } catch {
+            throw ConfigError(origin: origin, group: "rotation", key: "accelerometer", value: value.iniValue,
+                              message: error.description)
+        }
+        return ServeChoices(camera: camera, cameraSentence: cameraSentence, accelerometer: spec, sensor: sensor,
                             rotationSentence: rotationSentence)
     }
 
@@ -49,13 +60,13 @@ public struct ServeChoices: Sendable {
     /// can answer, without a round trip over the bus at start-up.
     static let sensorProxyServiceFile = "/usr/share/dbus-1/system-services/net.hadess.SensorProxy.service"
 
-    static func resolveAccelerometer(_ value: ServeConfig.Accelerometer,
+    static func resolveAccelerometer(_ value: ServeConfig.Accelerometer, origin: ConfigError.Origin,
                                      sysfsRoot: String) throws(ConfigError) -> (AccelerometerSpec, String) {
         func parsed(_ text: String) throws(ConfigError) -> AccelerometerSpec {
             do {
                 return try AccelerometerSpec(parsing: text)
             } catch {
-                throw ConfigError(origin: .text, group: "rotation", key: "accelerometer", value: text,
+                throw ConfigError(origin: origin, group: "rotation", key: "accelerometer", value: text,
                                   message: error.description)
             }
         }

@@ -84,7 +84,7 @@ public actor ServeDaemon {
         }
         self.publisher = publisher
 
-        let accelerometer = try choices.accelerometer.makeAccelerometer()
+        let accelerometer = choices.sensor
         let coordination = RotationCoordinator.Configuration(
             mount: RotationAngle(degrees: config.rotation.mount) ?? .degrees0,
             facing: config.rotation.facing == .front ? .front : .back,

@@ -1,0 +1,102 @@
+import Foundation
+import PlumbTestSupport
+import XCTest
+
+/// `plumb serve`'s config and command line: bad values stop it at once with exit 2 and a
+/// message naming the file, line, group and key; flags override the file; a camera that
+/// is not there leaves the API up, answering 503 and saying why; a taken address is exit 1.
+final class ServeCommandLineTests: XCTestCase {
+    private func serve(_ config: String, _ arguments: String...) throws -> (result: ProcessResult, dir: URL) {
+        let dir = try temporaryDirectory(self)
+        let file = dir.appendingPathComponent("plumb.ini")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        let r = try PlumbProcess.run(PlumbProcess.binary, ["serve", "--config", file.path] + arguments, cwd: dir, timeout: 30)
+        return (r, dir)
+    }
+
+    func testConfigErrorsNameTheFileGroupAndKeyAndStartNothing() throws {
+        let cases: [(config: String, expected: [String])] = [
+            ("[camera]\nsise = 640x480\n", [":2: [camera] sise", "unknown key", "did you mean \"size\""]),
+            ("[recording]\ncodec = vp9\n", [":2: [recording] codec = \"vp9\"", "expected h264 or h265"]),
+            ("[camara]\ndevice = test\n", [":1: unknown group [camara] (did you mean [camera]?)"]),
+            ("[camera]\nsize = 641x480\n", ["[camera] size = \"641x480\"", "even numbers"]),
+            ("[http]\nlisten = localhost:8080\n", ["[http] listen", "ADDR:PORT"]),
+            ("[rotation]\naccelerometer = replay:/nonexistent/samples.txt\n",
+             ["[rotation] accelerometer", "/nonexistent/samples.txt does not exist"]),
+            ("this is not ini\n", ["plumb.ini:1", "syntax error"]),
+        ]
+        for (config, expected) in cases {
+            let (r, dir) = try serve(config)
+            XCTAssertEqual(r.code, 2, "\(config): \(r.stderr)")
+            let file = dir.appendingPathComponent("plumb.ini").path
+            XCTAssertTrue(r.stderr.contains("plumb serve: \(file)"), "the message must name the file: \(r.stderr)")
+            for text in expected {
+                XCTAssertTrue(r.stderr.contains(text), "\(config): expected \"\(text)\" in: \(r.stderr)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("recordings").path),
+                           "nothing may be created: \(config)")
+        }
+        let missing = try PlumbProcess.plumb("serve", "--config", "/nonexistent/plumb.ini")
+        XCTAssertEqual(missing.code, 2)
+        XCTAssertTrue(missing.stderr.contains("/nonexistent/plumb.ini: cannot read the config file: there is no such file"),
+                      missing.stderr)
+    }
+
+    func testCommandLineOverridesAndItsErrors() throws {
+        // --set and --listen override the file; --print-config shows the result, which reads back.
+        let (printed, dir) = try serve("[camera]\nsize = 1920x1080\nfps = 25\n", "--set", "camera.size=640x480",
+                                       "--listen", "0.0.0.0:9090", "--print-config")
+        XCTAssertEqual(printed.code, 0, printed.stderr)
+        XCTAssertTrue(printed.stdout.contains("size=640x480"), printed.stdout)
+        XCTAssertTrue(printed.stdout.contains("fps=25"), printed.stdout)
+        XCTAssertTrue(printed.stdout.contains("listen=0.0.0.0:9090"), printed.stdout)
+        let copy = dir.appendingPathComponent("printed.ini")
+        try printed.stdout.write(to: copy, atomically: true, encoding: .utf8)
+        let reread = try PlumbProcess.plumb("serve", "--config", copy.path, "--print-config")
+        XCTAssertEqual(reread.code, 0, reread.stderr)
+        XCTAssertEqual(reread.stdout, printed.stdout, "the printed config must read back to itself")
+
+        for (arguments, expected) in [
+            (["--set", "camera.fps=0"], "command line: camera.fps=0: expected a whole number of frames per second from 1 to 240"),
+            (["--set", "camera.colour=red"], "unknown setting \"camera.colour\""),
+            (["--set", "camerasize"], "expected GROUP.KEY=VALUE"),
+            (["--listen", "8080"], "command line: http.listen=8080"),
+            (["--bogus"], "unknown option --bogus"),
+        ] {
+            let r = try PlumbProcess.run(PlumbProcess.binary, ["serve"] + arguments, cwd: dir)
+            XCTAssertEqual(r.code, 2, "\(arguments): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(expected), "\(arguments): expected \"\(expected)\" in \(r.stderr)")
+        }
+    }
+
+    /// A camera that cannot be opened: the daemon serves anyway, every camera request is
+    /// 503 with the reason, and it keeps retrying. A second daemon on the same API port
+    /// cannot start (exit 1, saying the port is taken).
+    func testNoCameraIs503AndATakenPortIsExit1() throws {
+        let dir = try temporaryDirectory(self)
+        let notACamera = dir.appendingPathComponent("video0")
+        try Data("not a device".utf8).write(to: notACamera)
+        let serve = try ServeProcess(self, ["camera": ["device": notACamera.path]])
+        XCTAssertTrue(serve.log.contains("camera unavailable: camera \(notACamera.path): this is not a device file"), serve.log)
+
+        let status = try serve.curl("GET", "/status")
+        XCTAssertEqual(status.status, 200)
+        XCTAssertEqual(try status.json()["state"] as? String, "unavailable")
+        XCTAssertTrue((try status.json()["problem"] as? String ?? "").contains("not a device file"), status.text)
+        for (method, path) in [("POST", "/photo"), ("POST", "/clip?seconds=1"), ("POST", "/recording/start")] {
+            let r = try serve.curl(method, path)
+            XCTAssertEqual(r.status, 503, "\(method) \(path): \(r.text)")
+            XCTAssertTrue(r.error.contains("the camera is unavailable: camera \(notACamera.path)"), r.error)
+        }
+        XCTAssertEqual(try serve.curl("GET", "/recordings").text, "[]")
+
+        let port = try XCTUnwrap(serve.http.split(separator: ":").last)
+        let second = try PlumbProcess.run(PlumbProcess.binary, ["serve", "--config", serve.configFile.path,
+                                                               "--listen", "127.0.0.1:\(port)"], timeout: 30)
+        XCTAssertEqual(second.code, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("the port is already in use"), second.stderr)
+
+        let (code, log) = serve.stop(SIGTERM)
+        XCTAssertEqual(code, 0, log)
+    }
+}
