@@ -99,4 +99,28 @@ final class ServeCommandLineTests: XCTestCase {
         let (code, log) = serve.stop(SIGTERM)
         XCTAssertEqual(code, 0, log)
     }
+
+    /// No config file, as `make run` starts it: the camera if there is one, else the test
+    /// pattern; rotation from a sensor if there is one, else fixed — each said on stderr —
+    /// and both addresses. (Ports and folder are moved out of the way of a real daemon.)
+    func testWithoutAConfigFileItSaysWhatItFoundAndWhereItListens() throws {
+        let dir = try temporaryDirectory(self)
+        let (p, o, e) = try PlumbProcess.start(PlumbProcess.binary, [
+            "serve", "--set", "preview.address=127.0.0.1", "--set", "preview.port=0", "--listen", "127.0.0.1:0",
+            "--set", "recording.folder=\(dir.path)", "--set", "camera.size=320x240",
+        ], cwd: dir)
+        let log = try XCTUnwrap(PlumbProcess.waitFor("plumb serve: ready", in: e, timeout: 60), "plumb serve did not get ready")
+        kill(p.processIdentifier, SIGTERM)
+        let r = PlumbProcess.finish(p, o, e, timeout: 60)
+        XCTAssertEqual(r.code, 0, log + r.stderr)
+        let camera = log.contains("camera: the test pattern (no camera found; [camera] device = auto)")
+            || log.contains(", the first camera found")
+        XCTAssertTrue(camera, "which camera must be said: \(log)")
+        let rotation = log.contains("rotation: fixed at 0 degrees (no accelerometer found; [rotation] accelerometer = auto)")
+            || log.contains("rotation: IIO accelerometer") || log.contains("rotation: iio-sensor-proxy")
+        XCTAssertTrue(rotation, "where the angle comes from must be said: \(log)")
+        XCTAssertTrue(log.contains("RTSP preview: rtsp://127.0.0.1:"), log)
+        XCTAssertTrue(log.contains("control API: http://127.0.0.1:"), log)
+        XCTAssertTrue(r.stderr.contains("SIGTERM: finalizing every file and stopping"), r.stderr)
+    }
 }

@@ -13,6 +13,9 @@ final class ServeTests: XCTestCase {
     func testConsumersRecordingAndEveryEndpointAtOnce() throws {
         let serve = try ServeProcess(self, [
             "recording": ["continuous": "true", "segment-seconds": "8"],
+            // Scheduled keyframes 60 s apart: only the keyframe made for each PLAY gives a
+            // joining consumer a picture within seconds.
+            "preview": ["keyframe-seconds": "60"],
             "http": ["token": Self.token],
         ])
         XCTAssertTrue(serve.log.contains("camera: the test pattern ([camera] device = test)"), serve.log)

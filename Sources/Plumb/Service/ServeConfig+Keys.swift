@@ -167,6 +167,16 @@ extension ServeConfig {
                       c.preview.bitrate = v
                       return true
                   }),
+        ConfigKey(group: "preview", name: "keyframe-seconds",
+                  accepted: "a whole number of seconds from 1 to 3600",
+                  documentation: "Seconds between the preview's scheduled keyframes. A consumer that joins gets a keyframe\nat once anyway; longer saves bandwidth, shorter helps consumers that lose packets (UDP).",
+                  isSecret: false,
+                  render: { "\($0.preview.keyframeSeconds)" },
+                  parse: { text, c in
+                      guard let v = parseInt(text, in: 1...3600) else { return false }
+                      c.preview.keyframeSeconds = v
+                      return true
+                  }),
         ConfigKey(group: "preview", name: "letterbox",
                   accepted: "true or false",
                   documentation: "Keep a fixed canvas when the device turns (black bars), so the preview's size never changes;\nfor consumers that cope badly with a new size.",

@@ -63,6 +63,9 @@ public struct ServeConfig: Sendable, Equatable {
         public var path = "/preview"
         /// `bitrate`: H.264 bitrate in kbit/s, default 2000.
         public var bitrate = 2000
+        /// `keyframe-seconds`: seconds between the preview's scheduled keyframes, default 2
+        /// (each joining consumer gets one at once anyway).
+        public var keyframeSeconds = 2
         /// `letterbox`: keep a fixed canvas when rotating; default false.
         public var letterbox = false
         /// `auth`: `none` (default), `basic:USER:PASSWORD` or `digest:USER:PASSWORD`.

@@ -192,7 +192,7 @@ public actor ServeDaemon {
             await session.setRotation(angles)
             let format = await session.format
             let encoding = PreviewEncoding(bitrate: config.preview.bitrate,
-                                           keyframeInterval: max(1, Int((format.rate.perSecond * 2).rounded())),
+                                           keyframeInterval: max(1, Int((format.rate.perSecond * Double(config.preview.keyframeSeconds)).rounded())),
                                            canvas: config.preview.letterbox ? format.size : nil)
             do {
                 try await session.attach(EncodedPreviewOutput(encoding: encoding, stream: stream))
