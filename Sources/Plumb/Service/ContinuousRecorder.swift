@@ -171,6 +171,7 @@ public actor ContinuousRecorder {
             throw CaptureError.closed
         }
         current = recording
+        watch(recording)
         files.append(url.lastPathComponent)
         publish(.recordingStarted(file: url.lastPathComponent))
         log("recording to \(url.path)")
@@ -221,11 +222,46 @@ public actor ContinuousRecorder {
             return
         }
         current = next
+        watch(next)
         files.append(url.lastPathComponent)
         if files.count > 1000 { files.removeFirst(files.count - 1000) }
         publish(.recordingStarted(file: url.lastPathComponent))
         log("recording to \(url.path) (next segment)")
         background { [self] in _ = await self.finalize(old) }
+    }
+
+    /// Notices a recording that ends by itself (its branch failed: a full disk, an encoder
+    /// error; or the camera failed and the session drained it): reports it and lets it go.
+    /// Follows the recording's last file through splits on rotation. Never cancelled:
+    /// cancelling a wait on `finished` would fail it for every other waiter.
+    private func watch(_ recording: Recording) {
+        Task { [weak self] in
+            var last = recording.segments.last!
+            while true {
+                _ = try? await last.finished.value()
+                let now = recording.segments.last!
+                if now === last { break }
+                last = now  // it split on rotation: the recording goes on in the next file
+            }
+            await self?.ended(recording)
+        }
+    }
+
+    private func ended(_ recording: Recording) async {
+        guard current === recording else { return }  // stopped or handed over: already reported
+        current = nil
+        segmentTimer?.cancel()
+        segmentTimer = nil
+        let cameraGone = await !(session?.isRunning ?? false)
+        if !cameraGone {
+            // The camera runs but the file cannot be written: retrying would fail again.
+            wanted = false
+        }
+        let facts = await finalize(recording)
+        if !cameraGone {
+            report("the recording stopped by itself after \(facts?.frames ?? 0) frames "
+                   + "(see the error before); POST /recording/start to record again")
+        }
     }
 
     /// Stops the current file (if any), reports it, and forgets it.

@@ -311,7 +311,7 @@ public actor ServeDaemon {
                 guard let self else { return }
                 switch state {
                 case .connected: self.log("publishing to \(publisher.configuration.url)")
-                case .waiting(_, _, let reason): await self.report("publishing to \(publisher.configuration.url): \(state) (\(reason))")
+                case .waiting: await self.report("publishing to \(publisher.configuration.url): \(state)")
                 default: break
                 }
             }
