@@ -86,7 +86,8 @@ enum ServeCommand: Command {
             FileHandle.standardError.write("plumb serve: error: \(error)\n")
             return .failure
         }
-        log("RTSP preview: \(addresses.rtsp)")
+        let everywhere = ["0.0.0.0", "::"].contains(config.preview.address)
+        log("RTSP preview: \(addresses.rtsp)" + (everywhere ? " (on every interface: rtsp://THIS-HOST:PORT/...)" : ""))
         log("control API: \(addresses.http.httpURL)" + (config.http.token == nil ? "" : " (bearer token required)"))
         log("ready; SIGUSR1 saves a still, Ctrl-C or SIGTERM stops")
 

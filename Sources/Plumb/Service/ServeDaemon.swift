@@ -282,7 +282,7 @@ public actor ServeDaemon {
                 guard let self else { return }
                 if case .event(.unavailable(let why)) = report {
                     await self.report("accelerometer unavailable: \(why); the last angle holds")
-                } else if case .event(.available(let name)) = report {
+                } else if case .event(.available(let name)) = report, !name.hasPrefix("fixed:") {
                     self.log("accelerometer: \(name)")
                 }
             }
