@@ -4,9 +4,9 @@ import Foundation
 /// the MainContext — for an owner that *is* that thread (the capture session's
 /// executor) and wants no extra hop through an AsyncStream.
 public final class BusSubscription: Sendable {
-    private let watch: BusWatch
+    private let watch: MessageWatch
 
-    init(_ watch: BusWatch) { self.watch = watch }
+    init(_ watch: MessageWatch) { self.watch = watch }
 
     /// Removes the watch. Idempotent; also done when the subscription is released.
     public func cancel() { watch.cancel() }
@@ -19,6 +19,6 @@ extension Pipeline {
     public func watchBus(on context: MainContext, _ handler: @escaping @Sendable (BusMessage) -> Void)
         -> BusSubscription
     {
-        BusSubscription(BusWatch(pipeline: self, context: context, handler: handler))
+        BusSubscription(MessageWatch(pipeline: self, context: context) { handler($0.typed) })
     }
 }

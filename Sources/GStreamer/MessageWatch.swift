@@ -2,9 +2,11 @@ internal import CGStreamer
 internal import CGStreamerShim
 import Foundation
 
-/// A bus watch that hands over each `Message` itself — for the details `BusMessage`
-/// does not carry, such as rtspclientsink's progress. A bus has one watch: use this,
-/// `watchBus(on:_:)` or `messages(on:)`, not two of them.
+/// A bus watch (gst_bus_create_watch) attached to a MainContext: each message is
+/// handed over on the thread iterating that context. The one mechanism under
+/// `messages(on:)` (an AsyncStream of `BusMessage`), `watchBus(on:_:)` (typed, no hop)
+/// and `watchMessages(on:_:)` (the `Message` itself, for details `BusMessage` does not
+/// carry, such as rtspclientsink's progress). A bus has one watch: use one of them.
 public final class MessageWatch: @unchecked Sendable {  // `source` is only touched under `lock`
     private let lock = NSLock()
     /// The attached GSource; nil once cancelled.

@@ -43,8 +43,8 @@ public final class Pipeline: Bin, @unchecked Sendable {
     /// A bus has one watch: call this once per pipeline. Ending the stream removes the watch.
     public func messages(on context: MainContext) -> AsyncStream<BusMessage> {
         let (stream, continuation) = AsyncStream<BusMessage>.makeStream(bufferingPolicy: .unbounded)
-        let watch = BusWatch(pipeline: self, context: context) { message in
-            continuation.yield(message)
+        let watch = MessageWatch(pipeline: self, context: context) { message in
+            continuation.yield(message.typed)
         }
         continuation.onTermination = { _ in watch.cancel() }
         return stream

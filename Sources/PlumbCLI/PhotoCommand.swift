@@ -11,6 +11,7 @@ enum PhotoCommand: Command {
     static let help = """
         Usage: plumb photo [-o FILE] [--camera NAME|PATH|test] [--size WxH]
                            [--settle MS | --settle-frames N] [--quality Q] [--gps LAT,LON[,ALT]]
+                           [--accelerometer SPEC] [--mount ANGLE] [--facing back|front]
 
         Opens the camera, lets its exposure settle, takes one frame as a JPEG, closes the
         camera, writes the file and prints its facts as one line of JSON on stdout:
@@ -24,6 +25,7 @@ enum PhotoCommand: Command {
                            JPEG to stdout and the facts to stderr
           --force          replace FILE if it exists (without it, an existing FILE is an error)
         \(CaptureOptions.help)
+        \(RotationOptions.help)
           --settle MS      wait MS milliseconds for the exposure to settle (0 to 60000; default
                            800 on a camera, 0 on the test pattern)
           --settle-frames N
@@ -54,6 +56,7 @@ enum PhotoCommand: Command {
             try CaptureOptions.parseInt(text, option: "--quality", range: 1...100, what: "a JPEG quality")
         } ?? 90
         let location = try arguments.option("--gps").map(parseLocation)
+        let rotation = try RotationOptions(&arguments)
         try arguments.finish()
 
         let target = try OutputTarget.resolve(output, force: force, prefix: "photo", ext: "jpg", allowStdout: true)
@@ -61,8 +64,12 @@ enum PhotoCommand: Command {
             throw UsageError("-o -: stdout is a terminal; redirect it (plumb photo -o - > photo.jpg) or give a file name")
         }
         let source: CameraSource
+        let observer: RotationObserver?
         do {
             source = try capture.source()
+            observer = try rotation.makeObserver()
+        } catch let error as AccelerometerError {
+            throw UsageError("--accelerometer: \(error)")
         } catch {
             return report(error, command: name)
         }
@@ -83,6 +90,12 @@ enum PhotoCommand: Command {
                 case .milliseconds(let ms) where ms > 0: try await Task.sleep(for: .milliseconds(ms))
                 case .frames(let n) where n > 0: try await session.waitForFrames(n)
                 default: break
+                }
+                // The angle at the moment of capture: the sensor's, read now.
+                if let observer {
+                    await observer.firstReading()
+                    await session.setRotation(observer.angles)
+                    observer.stop()
                 }
                 return try await session.takePhoto(quality: quality, location: location)
             }

@@ -10,7 +10,8 @@ enum RecordCommand: Command {
     static let summary = "record N seconds to an MP4 (H.264/H.265) and print its facts as JSON"
     static let help = """
         Usage: plumb record --seconds N [-o FILE] [--camera NAME|PATH|test] [--size WxH]
-                            [--fps N] [--codec h264|h265]
+                            [--fps N] [--codec h264|h265] [--accelerometer SPEC] [--mount ANGLE]
+                            [--split-on-rotation] [--burn-in]
 
         Opens the camera, records N seconds into a fragmented MP4 (a crash or power cut
         loses at most the last second), stops with EOS so the file is finalized, closes
@@ -28,6 +29,11 @@ enum RecordCommand: Command {
                            gives the nearest it has
           --codec C        h264 (default) or h265; when its encoder is missing the other one is
                            used, and the facts say which
+        \(RotationOptions.help)
+          --split-on-rotation  when the angle changes, close the file and go on in NAME-2.mp4,
+                           NAME-3.mp4 ... (on a keyframe, no frame lost), so every file plays upright
+          --burn-in        rotate the pixels instead of writing the track matrix, for players
+                           that ignore it (costs CPU: every frame is turned)
 
         Ctrl-C or SIGTERM stops early the way the end of N seconds does: EOS, the file is
         finalized, the facts are printed, exit 0. A second signal aborts at once (exit 130;
@@ -56,6 +62,10 @@ enum RecordCommand: Command {
             }
             return c
         } ?? .h264
+        let rotation = try RotationOptions(&arguments)
+        var options = MovieOptions()
+        options.splitOnRotation = arguments.flag("--split-on-rotation")
+        options.burnIn = arguments.flag("--burn-in")
         try arguments.finish()
         // 4:2:0 video (what H.264/H.265 encoders take) has chroma at half size: sides must be even.
         guard capture.size.width % 2 == 0, capture.size.height % 2 == 0 else {
@@ -64,8 +74,12 @@ enum RecordCommand: Command {
         let target = try OutputTarget.resolve(output, force: force, prefix: "recording", ext: "mp4", allowStdout: false)
         let url = target.url!
         let source: CameraSource
+        let observer: RotationObserver?
         do {
             source = try capture.source()
+            observer = try rotation.makeObserver()
+        } catch let error as AccelerometerError {
+            throw UsageError("--accelerometer: \(error)")
         } catch {
             return report(error, command: name)
         }
@@ -85,7 +99,12 @@ enum RecordCommand: Command {
         }
         let recording: Recording
         do {
-            recording = try await session.startRecording(to: url, codec: codec)
+            // The matrix is latched at the start: the sensor's first reading must be in by then.
+            if let observer {
+                await observer.firstReading()
+                try await session.follow(observer)
+            }
+            recording = try await session.startRecording(to: url, codec: codec, options: options)
         } catch {
             await session.close()
             return report(error, command: name)

@@ -51,11 +51,15 @@ struct RotationOptions {
         }
     }
 
-    /// A started observer for the spec, or nil without --accelerometer.
+    /// Whether anything asks for a rotation: an accelerometer, or a mount other than 0
+    /// (a device without a sensor, held upright: `fixed:0` plus the mount).
+    var isRequested: Bool { spec != nil || configuration.mount != .degrees0 }
+
+    /// An observer for the options (not started), or nil when nothing asks for a rotation.
     func makeObserver() throws -> RotationObserver? {
-        guard let spec else { return nil }
-        let observer = RotationObserver(accelerometer: try spec.makeAccelerometer(replaySpeed: replaySpeed),
-                                        configuration: configuration)
-        return observer
+        guard isRequested else { return nil }
+        let source = spec ?? .fixed(.degrees0)
+        return RotationObserver(accelerometer: try source.makeAccelerometer(replaySpeed: replaySpeed),
+                                configuration: configuration)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GStreamer
 import Plumb
 
 /// `plumb run FILE [-D k=v]... [--duration SECONDS]`
@@ -7,7 +8,7 @@ enum RunCommand: Command {
     static let name = "run"
     static let summary = "play a pipeline description file"
     static let help = """
-        Usage: plumb run FILE [-D NAME=VALUE]... [--duration SECONDS]
+        Usage: plumb run FILE [-D NAME=VALUE]... [--duration SECONDS] [--accelerometer SPEC [--mount ANGLE] ...]
 
         Plays FILE until end of stream, an error, --duration, or Ctrl-C / SIGTERM.
         A stop sends EOS and waits for it, so an MP4 being written is finalized;
@@ -17,6 +18,11 @@ enum RunCommand: Command {
           -D NAME=VALUE        set a variable (repeatable)
           --duration SECONDS   stop (with EOS) after this long
 
+        Rotation (elements found by their role names, see README):
+        \(RotationOptions.help)
+          A `preview_flip` videoflip turns live with the preview angle; a `rec_mux` mp4mux
+          gets the track matrix of the capture angle when its first frame arrives.
+
         Exit codes: 0 finished or stopped cleanly, 1 pipeline error, 2 bad usage or
         description (FILE:LINE:COL: error: ...), 130 aborted by a second signal.
         """
@@ -25,17 +31,38 @@ enum RunCommand: Command {
         let defines = try parseDefines(arguments.options("-D", "--define"))
         var duration: Double?
         if let text = try arguments.option("--duration") { duration = try parseSeconds(text, option: "--duration") }
+        let rotation = try RotationOptions(&arguments)
         let file = try arguments.positional("pipeline FILE")
         try arguments.finish()
 
-        let runner: PipelineRunner
+        let pipeline: Pipeline
         do {
             let description = try PipelineDescription.load(file)
-            runner = PipelineRunner(pipeline: try PipelineLoader.build(description.resolve(defines)))
+            pipeline = try PipelineLoader.build(description.resolve(defines))
         } catch {
             FileHandle.standardError.write("\(error)\n")
             return .usage
         }
+        var rotator: RoleRotator?
+        do {
+            if let observer = try rotation.makeObserver() {
+                let r = try RoleRotator(pipeline: pipeline, observer: observer)
+                if r.isEmpty {
+                    FileHandle.standardError.write("warning: \(file) has no preview_flip or rec_mux element: "
+                        + "the rotation has nothing to turn\n")
+                } else {
+                    say("rotation: \(rotation.spec.map { "\($0)" } ?? "fixed:0"), mount \(rotation.configuration.mount.degrees); "
+                        + "turning \((r.flips + r.muxers).joined(separator: ", "))")
+                }
+                r.start()
+                rotator = r
+            }
+        } catch {
+            FileHandle.standardError.write("plumb run: \(error)\n")
+            return .usage
+        }
+        defer { rotator?.stop() }
+        let runner = PipelineRunner(pipeline: pipeline)
         let signals = SignalWatch([SIGINT, SIGTERM]) { signal in
             runner.stop(reason: signal == SIGINT ? "SIGINT" : "SIGTERM")
         }

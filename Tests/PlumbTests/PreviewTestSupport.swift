@@ -40,7 +40,7 @@ final class RTSPConsumer: @unchecked Sendable {  // the process handles are only
     /// `rtspsrc location=URL ! <tail>`; latency 0 so frames are handed on as they come.
     init(_ url: String, transport: String = "tcp", tail: [String]) throws {
         (process, out, err) = try PlumbProcess.start(PlumbProcess.tool("gst-launch-1.0"), [
-            "-q", "rtspsrc", "location=\(url)", "protocols=\(transport)", "latency=0", "!",
+            "rtspsrc", "location=\(url)", "protocols=\(transport)", "latency=0", "!",
         ] + tail)
     }
 
@@ -67,6 +67,13 @@ final class RTSPConsumer: @unchecked Sendable {  // the process handles are only
         if process.isRunning { process.interrupt() }
         return PlumbProcess.finish(process, out, err, timeout: 10)
     }
+}
+
+extension ProcessResult {
+    /// gst-launch saw EOS on its bus: a `num-buffers` consumer got all its frames. (Its
+    /// exit status can still be 1: TEARDOWN on the way out may race the server and end
+    /// in "Could not write to resource" after the frames were all decoded.)
+    var reachedEOS: Bool { stdout.contains("Got EOS from element") }
 }
 
 /// Waits (polling, bounded) until `condition` holds.
