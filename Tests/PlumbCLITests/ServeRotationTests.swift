@@ -4,10 +4,15 @@ import XCTest
 
 /// A replayed accelerometer (`[rotation] accelerometer = replay:-`, samples written by the
 /// test) turning the device: /events reports each orientation, the RTSP preview's pixels
-/// turn, stills and clips carry the angle as metadata. SIGINT then stops the daemon cleanly.
+/// turn, stills and clips carry the angle as metadata, and the continuous recording
+/// (`split-on-rotation`) moves to a new file at each turn, each upright by its own matrix.
+/// SIGINT then stops the daemon cleanly.
 final class ServeRotationTests: XCTestCase {
     func testReplayedRotationReachesEventsPreviewStillsAndClips() throws {
-        let serve = try ServeProcess(self, ["rotation": ["accelerometer": "replay:-"]], withInput: true)
+        let serve = try ServeProcess(self, [
+            "rotation": ["accelerometer": "replay:-", "split-on-rotation": "true"],
+            "recording": ["continuous": "true", "segment-seconds": "0"],
+        ], withInput: true)
         XCTAssertTrue(serve.log.contains("rotation: replay:-"), serve.log)
         let events = try EventTap(serve, self)
         serve.feed("0 0 9.81 0")  // upright: no change
@@ -42,6 +47,27 @@ final class ServeRotationTests: XCTestCase {
         XCTAssertTrue(waitUntil(15) { events.named("orientation").count >= 2 }, events.raw)
         XCTAssertEqual(events.named("orientation").compactMap { $0.data["angle"] as? Int }, [90, 180])
         XCTAssertEqual(try serve.curl("GET", "/status").json()["orientation"] as? Int, 180)
+
+        // The recording went on in a new file at each turn: three files, each with its angle
+        // in the track matrix (exiftool), each finalized, announced in order on /events.
+        XCTAssertTrue(waitUntil(15) { events.named("recording-started").count >= 2 }, events.raw)
+        Thread.sleep(forTimeInterval: 1)
+        let stopped = try serve.curl("POST", "/recording/stop")
+        XCTAssertEqual(stopped.status, 200, stopped.text)
+        let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)
+        XCTAssertEqual(files.count, 3, "one file per angle: \(files)")
+        var angles: [String] = []
+        for name in files {
+            let url = serve.folder.appendingPathComponent(name)
+            XCTAssertTrue(try hasMoov(url), name)
+            XCTAssertGreaterThan(try probeFile(url).frames, 0, name)
+            angles.append(try runTool("exiftool", ["-n", "-s3", "-Rotation", url.path]).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        XCTAssertEqual(angles, ["0", "90", "180"])
+        XCTAssertTrue(waitUntil(10) { events.named("recording-stopped").count >= 3 }, events.raw)
+        XCTAssertEqual(events.named("recording-stopped").compactMap { $0.data["file"] as? String }, files)
+        XCTAssertEqual(Array(events.named("recording-started").compactMap { $0.data["file"] as? String }), Array(files.dropFirst()),
+                       "the first file started before /events was read; the others are announced as they start")
 
         let (code, log) = serve.stop(SIGINT)
         XCTAssertEqual(code, 0, log)

@@ -67,6 +67,10 @@ public actor ContinuousRecorder {
     private var segmentTimer: Task<Void, Never>?
     /// A move to the next file under way.
     private var rolling: Task<Void, Never>?
+    /// The files whose `recording-stopped` went out last (a split announces its old file,
+    /// the stop announces the rest): each is announced once. Files finish within moments
+    /// of each other, so a short memory is enough for a daemon that runs for months.
+    private var announced: [String] = []
     /// Old segments being finalized in the background.
     private var finishing: [UUID: Task<Void, Never>] = [:]
 
@@ -230,21 +234,36 @@ public actor ContinuousRecorder {
         background { [self] in _ = await self.finalize(old) }
     }
 
-    /// Notices a recording that ends by itself (its branch failed: a full disk, an encoder
-    /// error; or the camera failed and the session drained it): reports it and lets it go.
-    /// Follows the recording's last file through splits on rotation. Never cancelled:
-    /// cancelling a wait on `finished` would fail it for every other waiter.
+    /// Follows a recording's files: a split on rotation is announced when the old file is
+    /// finalized (`recording-stopped` for it, `recording-started` for the next), and a
+    /// recording that ends by itself (its branch failed: a full disk, an encoder error; or
+    /// the camera failed and the session drained it) is reported and let go. Never
+    /// cancelled: cancelling a wait on `finished` would fail it for every other waiter.
     private func watch(_ recording: Recording) {
         Task { [weak self] in
-            var last = recording.segments.last!
+            var index = recording.segments.count - 1
             while true {
-                _ = try? await last.finished.value()
-                let now = recording.segments.last!
-                if now === last { break }
-                last = now  // it split on rotation: the recording goes on in the next file
+                let watched = recording.segments[index]
+                let facts = try? await watched.finished.value()
+                let segments = recording.segments
+                guard segments.count > index + 1 else { break }
+                await self?.split(finished: watched, facts: facts, next: segments[index + 1])
+                index += 1
             }
             await self?.ended(recording)
         }
+    }
+
+    /// A recording moved to a new file when the angle changed; the old one is finalized.
+    private func split(finished: MovieOutput, facts: MovieFacts?, next: MovieOutput) {
+        let old = finished.url.lastPathComponent, name = next.url.lastPathComponent
+        if firstAnnouncement(of: old) {
+            publish(.recordingStopped(file: old, facts: facts))
+        }
+        log("recorded \(old)" + (facts.map { ": \($0.frames) frames, \($0.seconds) s, \($0.bytes) bytes" } ?? ""))
+        if !files.contains(name) { files.append(name) }
+        publish(.recordingStarted(file: name))
+        log("recording to \(next.url.path) (turned to \(next.latchedRotation?.degrees ?? 0) degrees)")
     }
 
     private func ended(_ recording: Recording) async {
@@ -281,6 +300,8 @@ public actor ContinuousRecorder {
             let facts = try await recording.stop()
             for file in facts.segments ?? [facts] {
                 let name = file.file.lastPathComponentOfPath
+                // A file left by a split was announced then.
+                guard firstAnnouncement(of: name) else { continue }
                 publish(.recordingStopped(file: name, facts: file))
                 log("recorded \(name): \(file.frames) frames, \(file.seconds) s, \(file.bytes) bytes")
             }
@@ -291,6 +312,14 @@ public actor ContinuousRecorder {
             report("the recording \(name) ended with an error: \(error)")
             return nil
         }
+    }
+
+    /// True the first time a file's end is announced.
+    private func firstAnnouncement(of name: String) -> Bool {
+        guard !announced.contains(name) else { return false }
+        announced.append(name)
+        if announced.count > 64 { announced.removeFirst(announced.count - 64) }
+        return true
     }
 
     private func background(_ work: @escaping @Sendable () async -> Void) {
