@@ -21,10 +21,11 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {
 
     deinit { gst_mini_object_unref(cast(pointer)) }
 
-    /// gst_tag_list_new_from_string.
+    /// gst_tag_list_new_from_string: "taglist, title=(string)x". The prefix is checked
+    /// here because GStreamer only asserts it (a GLib critical, then NULL).
     public init(_ string: String) throws(GStreamerError) {
         try Gst.initialize()
-        guard let list = gst_tag_list_new_from_string(string) else {
+        guard string.hasPrefix("taglist"), let list = gst_tag_list_new_from_string(string) else {
             throw GStreamerError(message: "\"\(string)\" is not a valid tag list")
         }
         pointer = list
