@@ -22,7 +22,8 @@ enum DevicesCommand: Command {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            say(String(decoding: try encoder.encode(cameras), as: UTF8.self))
+            // Foundation pretty-prints an empty array over three lines; `[]` reads better.
+            say(cameras.isEmpty ? "[]" : String(decoding: try encoder.encode(cameras), as: UTF8.self))
             return .success
         }
         if cameras.isEmpty {
