@@ -292,9 +292,9 @@ public actor CaptureSession {
         }
 
         let frames = self.frames
-        tee.staticPad("sink")!.addProbe(.buffer) { info in
-            frames.frame(pts: info.bufferPTS)
-            first.succeed(())
+        tee.staticPad("sink")!.addProbe(.buffer) { _ in
+            // Only the first frame touches the one-shot: no second lock on every frame.
+            if frames.frame() == 1 { first.succeed(()) }
             return .ok
         }
 
