@@ -42,6 +42,8 @@ public final class PreviewOutput: CaptureOutput {
         var lastSize: VideoSize?
         var sizeChanges: [(frame: Int, size: VideoSize)] = []
         var shown: ShownTurn?
+        /// The size in the sink pad's current caps.
+        var capsSize: VideoSize?
     }
 
     private let state = Mutex(State())
@@ -73,17 +75,28 @@ public final class PreviewOutput: CaptureOutput {
         try turn.exit.link(to: convert)
         try convert.link(to: out)
         let rotator = self.rotator
-        out.staticPad("sink")!.addProbe(.buffer) { [weak self] pad, info in
+        let sinkPad = out.staticPad("sink")!
+        // The frame size is read from the pad's caps only after a caps event (rare), not for
+        // every frame. The event is seen here before the sink takes it; by the next buffer
+        // the pad's current caps are the new ones.
+        let capsChanged = Atomic<Bool>(true)
+        sinkPad.addProbe(.eventDownstream) { info in
+            if info.eventName == "caps" { capsChanged.store(true, ordering: .releasing) }
+            return .ok
+        }
+        sinkPad.addProbe(.buffer) { [weak self] pad, info in
             guard let self, let pts = info.bufferPTS else { return .ok }
             // The monotonic clock, like GStreamer's system clock: only differences matter.
             let arrival = DispatchTime.now().uptimeNanoseconds
             // Every element between the flip and here passes frames one for one, so the
             // sink's frame number is the flip's.
             let turn = rotator.lastTurn
+            let newSize: VideoSize?? = capsChanged.exchange(false, ordering: .acquiring)
+                ? .some(Self.frameSize(pad.currentCaps)) : .none
             self.state.withLock { s in
                 s.framesOut += 1
-                let caps = pad.currentCaps?.structure(at: 0)
-                let size = caps.flatMap { c in c.int("width").flatMap { w in c.int("height").map { VideoSize(width: w, height: $0) } } }
+                if let newSize { s.capsSize = newSize }
+                let size = s.capsSize
                 if s.stats.count == 0, s.firstFrameSize == nil { s.firstFrameSize = size }
                 if let size, size != s.lastSize {
                     s.lastSize = size
@@ -98,6 +111,12 @@ public final class PreviewOutput: CaptureOutput {
             return .ok
         }
         return BranchEnds(entry: turn.entry, sink: out)
+    }
+
+    /// Width and height in raw video caps.
+    private static func frameSize(_ caps: Caps?) -> VideoSize? {
+        guard let c = caps?.structure(at: 0), let width = c.int("width"), let height = c.int("height") else { return nil }
+        return VideoSize(width: width, height: height)
     }
 
     /// Turns the pixels (see `PreviewRotator`). Allowed while playing.

@@ -17,31 +17,13 @@ extension CaptureSession {
     ///   recording then goes on in the file it has).
     public func continueRecording(_ recording: Recording, in url: URL) async throws -> Recording {
         await stopSplitting(recording.output)
-        guard phase == .running, let pipeline, let teeSink = tee?.staticPad("sink") else {
-            throw failure ?? CaptureError.closed
-        }
+        guard phase == .running else { throw failure ?? CaptureError.closed }
         let last = recording.segments.last!
         guard let old = branches[ObjectIdentifier(last)] else {
             throw CaptureError.notAttached("the recording to \(last.url.lastPathComponent)")
         }
         let next = try MovieOutput(url: url, codec: last.choice.codec, options: last.options)
-        let branch = try buildUnlinkedBranch(for: next)
-        do {
-            try await swap(at: teeSink, from: old, to: branch)
-        } catch {
-            discardUnlinked(branch)
-            throw error
-        }
-        branches[ObjectIdentifier(next)] = branch
-        next.didAttach(requestTime: pipeline.runningTime)
-        if branches.removeValue(forKey: ObjectIdentifier(last)) != nil {
-            startTeardown(old, drain: true, error: nil)
-        }
-        // Closed or failed while the swap waited for a frame: the new branch is not among
-        // those the session took down.
-        if phase != .running, branches.removeValue(forKey: ObjectIdentifier(next)) != nil {
-            startTeardown(branch, drain: true, error: nil)
-        }
+        try await handOver(from: old, of: last, to: next)
         splitRecordingsIfTurned()
         return Recording(session: self, output: next)
     }

@@ -55,8 +55,18 @@ extension CaptureSession {
     /// One move: builds the next file's branch, swaps the frames over at a frame boundary,
     /// then drains the old branch in the background. Returns the new file's output.
     private func moveToNextFile(from old: Branch, _ movie: MovieOutput) async throws -> MovieOutput {
-        guard let pipeline, let tee, let teeSink = tee.staticPad("sink") else { throw CaptureError.closed }
+        guard pipeline != nil, tee != nil else { throw CaptureError.closed }
         let next = try movie.makeSuccessor()
+        try await handOver(from: old, of: movie, to: next)
+        movie.setSuccessor(next)
+        return next
+    }
+
+    /// Moves the frames from `old` (the branch of `current`) to a new branch for `next`
+    /// between two frames, then drains the old branch in the background. Shared by a split
+    /// on rotation and `continueRecording(_:in:)`.
+    func handOver(from old: Branch, of current: MovieOutput, to next: MovieOutput) async throws {
+        guard let pipeline, let teeSink = tee?.staticPad("sink") else { throw CaptureError.closed }
         let branch = try buildUnlinkedBranch(for: next)
         do {
             try await swap(at: teeSink, from: old, to: branch)
@@ -64,11 +74,10 @@ extension CaptureSession {
             discardUnlinked(branch)
             throw error
         }
-        movie.setSuccessor(next)
         branches[ObjectIdentifier(next)] = branch
         next.didAttach(requestTime: pipeline.runningTime)
         // The old branch gets no frame any more (its tee pad is unlinked): drain it.
-        if branches.removeValue(forKey: ObjectIdentifier(movie)) != nil {
+        if branches.removeValue(forKey: ObjectIdentifier(current)) != nil {
             startTeardown(old, drain: true, error: nil)
         }
         // The session may have closed or failed while the swap waited for a frame: then the
@@ -76,32 +85,19 @@ extension CaptureSession {
         if phase != .running, branches.removeValue(forKey: ObjectIdentifier(next)) != nil {
             startTeardown(branch, drain: true, error: nil)
         }
-        return next
     }
 
     /// A complete branch for `output`, PLAYING and open, with a tee pad that is not linked
     /// yet: nothing flows into it until `swap` links it.
     func buildUnlinkedBranch(for output: MovieOutput) throws -> Branch {
         guard let pipeline, let tee else { throw CaptureError.closed }
-        let head: BranchHead
-        do {
-            head = try spare ?? makeHead()
-            spare = nil
-            try head.setLimit(output.queueLimit)
-        } catch {
-            throw CaptureError.wrap(error)
-        }
+        let head = try takeHead(for: output)
         var teePad: Pad?
         do {
             let pad = try tee.requestPad("src_%u")
             teePad = pad
-            let ends = try output.build(in: head.bin, format: format, camera: camera)
-            if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
-            try head.queue.link(to: ends.entry)
-            for child in head.bin.children where child.name != head.queue.name {
-                try child.syncStateWithParent()
-            }
-            let branch = Branch(output: output, head: head, teePad: pad, sink: ends.sink)
+            let sink = try buildOutput(output, after: head)
+            let branch = Branch(output: output, head: head, teePad: pad, sink: sink)
             branch.flowGuard.install(on: pad, queueSource: head.queueSource)
             apply(to: output)
             head.open()

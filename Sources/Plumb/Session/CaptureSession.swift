@@ -292,9 +292,9 @@ public actor CaptureSession {
         }
 
         let frames = self.frames
-        tee.staticPad("sink")!.addProbe(.buffer) { info in
-            frames.frame(pts: info.bufferPTS)
-            first.succeed(())
+        tee.staticPad("sink")!.addProbe(.buffer) { _ in
+            // Only the first frame touches the one-shot: no second lock on every frame.
+            if frames.frame() == 1 { first.succeed(()) }
             return .ok
         }
 
@@ -442,20 +442,37 @@ public actor CaptureSession {
         return try BranchHead(name: "branch\(branchCount)", in: pipeline)
     }
 
+    /// The spare head (or a new one), sized for `output`'s queue; the spare is used up.
+    func takeHead(for output: any CaptureOutput) throws -> BranchHead {
+        do {
+            let head = try spare ?? makeHead()
+            spare = nil
+            try head.setLimit(output.queueLimit)
+            return head
+        } catch {
+            throw CaptureError.wrap(error)
+        }
+    }
+
+    /// Builds `output`'s elements behind `head`'s queue and brings them to the bin's state
+    /// (PLAYING) while the blocked queue holds the frames back; returns the branch's sink.
+    func buildOutput(_ output: any CaptureOutput, after head: BranchHead) throws -> Element {
+        let ends = try output.build(in: head.bin, format: format, camera: camera)
+        if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
+        try head.queue.link(to: ends.entry)
+        for child in head.bin.children where child.name != head.queue.name {
+            try child.syncStateWithParent()
+        }
+        return ends.sink
+    }
+
     private func attachBranch(_ output: any CaptureOutput) throws -> Branch {
         guard phase == .running, let pipeline, let tee else { throw failure ?? CaptureError.closed }
         guard branches[ObjectIdentifier(output)] == nil else { throw CaptureError.alreadyAttached(output.kind) }
 
         // 1. The head, made ahead of time, linked to a new tee pad: from here on the branch
         //    collects every frame while the rest of it is built.
-        let head: BranchHead
-        do {
-            head = try spare ?? makeHead()
-            spare = nil
-            try head.setLimit(output.queueLimit)
-        } catch {
-            throw CaptureError.wrap(error)
-        }
+        let head = try takeHead(for: output)
         var teePad: Pad?
         let requestTime: ClockTime?
         let branch: Branch
@@ -465,13 +482,8 @@ public actor CaptureSession {
             requestTime = pipeline.runningTime
             try pad.link(to: head.entry)
             // 2. The output's elements, brought up to PLAYING while nothing flows.
-            let ends = try output.build(in: head.bin, format: format, camera: camera)
-            if ends.sink.hasProperty("async") { try ends.sink.set("async", false) }
-            try head.queue.link(to: ends.entry)
-            for child in head.bin.children where child.name != head.queue.name {
-                try child.syncStateWithParent()
-            }
-            branch = Branch(output: output, head: head, teePad: pad, sink: ends.sink)
+            let sink = try buildOutput(output, after: head)
+            branch = Branch(output: output, head: head, teePad: pad, sink: sink)
         } catch {
             // Undo what was done: the tee must not keep a pad into a dead branch. The bus may
             // still bring this branch's error: it is recognised as retired, not the camera's.

@@ -1,4 +1,3 @@
-import GStreamer
 import Synchronization
 
 /// Counts the frames entering the tee (a probe on its sink pad) and wakes whoever
@@ -6,27 +5,27 @@ import Synchronization
 final class FrameCounter: Sendable {
     private struct State {
         var count = 0
-        var lastPTS: ClockTime?
         var waiters: [(target: Int, shot: OneShot<Int>)] = []
     }
 
     private let state = Mutex(State())
 
     /// Called on the streaming thread for each frame; resolves due waiters (a hand-off).
-    func frame(pts: ClockTime?) {
-        let due: [(Int, OneShot<Int>)] = state.withLock { s in
+    /// Returns the frame's number (1 for the first).
+    @discardableResult
+    func frame() -> Int {
+        let (count, due): (Int, [(Int, OneShot<Int>)]) = state.withLock { s in
             s.count += 1
-            s.lastPTS = pts
             let count = s.count
             let ready = s.waiters.filter { $0.target <= count }
             s.waiters.removeAll { $0.target <= count }
-            return ready.map { (count, $0.shot) }
+            return (count, ready.map { (count, $0.shot) })
         }
         for (count, shot) in due { shot.succeed(count) }
+        return count
     }
 
     var count: Int { state.withLock { $0.count } }
-    var lastPTS: ClockTime? { state.withLock { $0.lastPTS } }
 
     /// A one-shot resolved once `n` more frames have arrived.
     func after(_ n: Int) -> OneShot<Int> {

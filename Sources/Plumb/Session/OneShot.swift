@@ -33,10 +33,6 @@ final class OneShot<Value: Sendable>: Sendable {
     @discardableResult
     func fail(_ error: any Error) -> Bool { resolve(.failure(error)) }
 
-    var isResolved: Bool {
-        state.withLock { if case .done = $0 { return true } else { return false } }
-    }
-
     /// The result when it has arrived, without waiting.
     var result: Result<Value, any Error>? {
         state.withLock { if case .done(let r) = $0 { return r } else { return nil } }
