@@ -66,7 +66,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
 
     deinit {
         stop()
-        gst_object_unref(UnsafeMutableRawPointer(server))
+        g_object_unref(UnsafeMutableRawPointer(server))  // a plain GObject, not a GstObject
     }
 
     /// Mounts a media factory at `path` ("/preview"). `launch` is a gst-launch
