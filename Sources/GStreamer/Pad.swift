@@ -69,16 +69,22 @@ public final class Pad: Object, @unchecked Sendable {
     /// IDLE on an idle pad) and must only hand work off. Returns the probe id.
     @discardableResult
     public func addProbe(_ kinds: ProbeKinds, _ callback: @escaping @Sendable (ProbeInfo) -> ProbeResult) -> UInt {
-        let box = Unmanaged.passRetained(Box(callback)).toOpaque()
-        return UInt(gst_pad_add_probe(pad, GstPadProbeType(rawValue: kinds.rawValue), { _, info, userData in
-            guard let info, let userData else { return GST_PAD_PROBE_OK }
-            let callback = Unmanaged<Box<@Sendable (ProbeInfo) -> ProbeResult>>.fromOpaque(userData)
-                .takeUnretainedValue().value
-            return callback(ProbeInfo(info)).gst
+        addRawProbe(kinds) { _, info in callback(ProbeInfo(info)).gst }
+    }
+
+    /// gst_pad_add_probe with `body` boxed as its user data; GStreamer releases the box
+    /// when the probe is removed (or the pad finalized).
+    func addRawProbe(_ kinds: ProbeKinds, _ body: @escaping RawProbe) -> UInt {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        return UInt(gst_pad_add_probe(pad, GstPadProbeType(rawValue: kinds.rawValue), { pad, info, userData in
+            guard let pad, let info, let userData else { return GST_PAD_PROBE_OK }
+            return Unmanaged<Box<RawProbe>>.fromOpaque(userData).takeUnretainedValue().value(pad, info)
         }, box, { userData in
-            if let userData { Unmanaged<Box<@Sendable (ProbeInfo) -> ProbeResult>>.fromOpaque(userData).release() }
+            if let userData { Unmanaged<Box<RawProbe>>.fromOpaque(userData).release() }
         }))
     }
+
+    typealias RawProbe = @Sendable (UnsafeMutablePointer<GstPad>, UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn
 
     public func removeProbe(_ id: UInt) {
         gst_pad_remove_probe(pad, gulong(id))
