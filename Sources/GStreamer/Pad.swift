@@ -29,13 +29,6 @@ public final class Pad: Object, @unchecked Sendable {
         gst_pad_get_peer(pad).map { Pad(raw: UnsafeMutableRawPointer($0)) }
     }
 
-    public var isLinked: Bool { gst_pad_is_linked(pad) != 0 }
-
-    /// The element that owns this pad.
-    public var parentElement: Element? {
-        gst_pad_get_parent_element(pad).map { Element.wrap(UnsafeMutableRawPointer($0), retain: false) }
-    }
-
     /// gst_pad_link; the error names the result (wrong hierarchy, caps that do not meet ...).
     public func link(to sink: Pad) throws(GStreamerError) {
         let result = gst_pad_link(pad, sink.pad)
@@ -124,8 +117,6 @@ public struct ProbeInfo {
 
     init(_ info: UnsafeMutablePointer<GstPadProbeInfo>) { self.info = info }
 
-    public var isIdle: Bool { info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_IDLE.rawValue != 0 }
-
     var buffer: UnsafeMutablePointer<GstBuffer>? {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0, let data = info.pointee.data
         else { return nil }
@@ -155,12 +146,6 @@ public struct ProbeInfo {
 
     public var bufferSize: Int {
         buffer.map { Int(gst_buffer_get_size($0)) } ?? 0
-    }
-
-    /// The event's type name ("eos", "caps" ...), if the probe carries an event.
-    public var eventName: String? {
-        guard let event else { return nil }
-        return borrowString(gst_event_type_get_name(event.pointee.type))
     }
 
     public var isEOS: Bool { event?.pointee.type == GST_EVENT_EOS }
