@@ -28,24 +28,6 @@ GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, GstBusFunc f
   return source;
 }
 
-gulong plumb_signal_connect_pad_added(GstElement *element, PlumbPadAddedFunc func,
-                                      gpointer user_data, GDestroyNotify notify) {
-  return g_signal_connect_data(element, "pad-added", G_CALLBACK(func), user_data,
-                               (GClosureNotify)(void (*)(void))notify, 0);
-}
-
-gulong plumb_signal_connect_new_sample(GstElement *appsink, PlumbNewSampleFunc func,
-                                       gpointer user_data, GDestroyNotify notify) {
-  return g_signal_connect_data(appsink, "new-sample", G_CALLBACK(func), user_data,
-                               (GClosureNotify)(void (*)(void))notify, 0);
-}
-
-gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
-                                    gpointer user_data, GDestroyNotify notify) {
-  return g_signal_connect_data(element, "handoff", G_CALLBACK(func), user_data,
-                               (GClosureNotify)(void (*)(void))notify, 0);
-}
-
 gulong plumb_signal_connect_pointer(gpointer instance, const gchar *signal, PlumbPointerSignalFunc func,
                                     gpointer user_data, GDestroyNotify notify) {
   return g_signal_connect_data(instance, signal, G_CALLBACK(func), user_data,

@@ -23,9 +23,7 @@ public final class AppSink: Element, @unchecked Sendable {  // as Element: a fix
     /// gst_app_sink_try_pull_sample: the next sample, waiting up to `timeout`;
     /// nil at end of stream or when the time is up.
     public func pull(timeout: Duration) -> Sample? {
-        let nanos = UInt64(timeout.components.seconds) * ClockTime.second
-            + UInt64(timeout.components.attoseconds / 1_000_000_000)
-        return gst_app_sink_try_pull_sample(appSink, GstClockTime(nanos)).map { Sample(taking: $0) }
+        gst_app_sink_try_pull_sample(appSink, GstClockTime(timeout.nanoseconds)).map { Sample(taking: $0) }
     }
 
     /// Whether the sink has received end of stream and nothing is left to pull.

@@ -27,9 +27,6 @@ public final class Buffer: @unchecked Sendable {  // only read after it is share
     /// GST_BUFFER_FLAG_DELTA_UNIT clear: a keyframe (or a raw frame, which depends on nothing).
     public var isKeyframe: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue == 0 }
 
-    /// GST_BUFFER_FLAG_HEADER: codec or container headers (SPS/PPS, moov).
-    public var isHeader: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_HEADER.rawValue != 0 }
-
     /// A copy of the bytes (gst_buffer_map for reading).
     public var data: Data {
         var info = GstMapInfo()
@@ -42,9 +39,6 @@ public final class Buffer: @unchecked Sendable {  // only read after it is share
 }
 
 extension ProbeInfo {
-    /// The buffer a BUFFER probe carries, as an owned reference (nil for other probe types).
-    public var bufferReference: Buffer? { buffer.map { Buffer(retaining: $0) } }
-
     /// GST_BUFFER_DURATION of the probe's buffer, nil when unset or not a buffer probe.
     public var bufferDuration: ClockTime? {
         guard let d = buffer?.pointee.duration, d != ClockTime.none else { return nil }

@@ -1,28 +1,16 @@
 internal import CGStreamer
-import Foundation
 
 /// A one-shot timer on a MainContext (g_timeout_source_new): its work runs once, on
 /// the thread iterating that context, unless cancelled first.
-public final class ContextTimer: @unchecked Sendable {  // `source` is only touched under `lock`
-    private let lock = NSLock()
-    /// The attached GSource; nil once cancelled.
-    private var source: UnsafeMutablePointer<GSource>?
+public final class ContextTimer: Sendable {
+    private let source: AttachedSource
 
-    fileprivate init(_ source: UnsafeMutablePointer<GSource>) { self.source = source }
+    fileprivate init(_ source: UnsafeMutablePointer<GSource>) { self.source = AttachedSource(source) }
 
     /// Stops the timer if it has not fired (g_source_destroy; safe from any thread).
-    /// Idempotent; a cancel from inside the work itself is harmless.
-    public func cancel() {
-        let s: UnsafeMutablePointer<GSource>? = lock.withLock {
-            defer { source = nil }
-            return source
-        }
-        guard let s else { return }
-        g_source_destroy(s)
-        g_source_unref(s)
-    }
-
-    deinit { cancel() }
+    /// Idempotent; a cancel from inside the work itself is harmless. Also done when
+    /// the timer is released.
+    public func cancel() { source.destroy() }
 }
 
 extension MainContext {

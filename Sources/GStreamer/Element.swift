@@ -101,11 +101,6 @@ public class Element: Object, @unchecked Sendable {
         }
     }
 
-    /// gst_element_set_locked_state: a locked element keeps its state when its parent changes.
-    public func setLockedState(_ locked: Bool) {
-        gst_element_set_locked_state(element, locked ? 1 : 0)
-    }
-
     /// The pipeline bus's error recorder, found through the top-level parent.
     var errorRecorder: ErrorRecorder? {
         var top: Element = self

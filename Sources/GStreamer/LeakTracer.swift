@@ -51,11 +51,3 @@ public enum LeakTracer {
         liveObjects().map { Dictionary($0.map { ($0.typeName, 1) }, uniquingKeysWith: +) }
     }
 }
-
-extension Gst {
-    /// The number of live objects of `typeName` (exactly that GType, e.g. "GstPipeline"),
-    /// or nil when the `leaks` tracer is not active in this process.
-    public static func liveObjectCount(ofType typeName: String) -> Int? {
-        LeakTracer.liveObjects().map { $0.filter { $0.typeName == typeName }.count }
-    }
-}

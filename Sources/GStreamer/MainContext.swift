@@ -43,8 +43,9 @@ public final class MainContext: @unchecked Sendable {  // GMainContext is thread
     }
 }
 
-/// A reference box for handing Swift values through C `void *user_data`.
-final class Box<T>: @unchecked Sendable {
+/// A reference box for handing Swift values (the `@Sendable` closures C callbacks
+/// run, on whichever thread GLib calls them) through C `void *user_data`.
+final class Box<T: Sendable>: Sendable {
     let value: T
     init(_ value: T) { self.value = value }
 }

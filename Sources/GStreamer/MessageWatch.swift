@@ -1,16 +1,13 @@
 internal import CGStreamer
 internal import CGStreamerShim
-import Foundation
 
 /// A bus watch (gst_bus_create_watch) attached to a MainContext: each message is
 /// handed over on the thread iterating that context. The one mechanism under
 /// `messages(on:)` (an AsyncStream of `BusMessage`), `watchBus(on:_:)` (typed, no hop)
 /// and `watchMessages(on:_:)` (the `Message` itself, for details `BusMessage` does not
 /// carry, such as rtspclientsink's progress). A bus has one watch: use one of them.
-public final class MessageWatch: @unchecked Sendable {  // `source` is only touched under `lock`
-    private let lock = NSLock()
-    /// The attached GSource; nil once cancelled.
-    private var source: UnsafeMutablePointer<GSource>?
+public final class MessageWatch: Sendable {
+    private let source: AttachedSource
 
     init(pipeline: Pipeline, context: MainContext, handler: @escaping @Sendable (Message) -> Void) {
         let bus = gst_element_get_bus(pipeline.element)!
@@ -30,21 +27,11 @@ public final class MessageWatch: @unchecked Sendable {  // `source` is only touc
             Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(box).release()
             Diagnostics.busWatchDetached()
         }
-        source = s
+        source = AttachedSource(s)
     }
 
     /// Removes the watch. Idempotent; also done when the watch is released.
-    public func cancel() {
-        let s: UnsafeMutablePointer<GSource>? = lock.withLock {
-            defer { source = nil }
-            return source
-        }
-        guard let s else { return }
-        g_source_destroy(s)
-        g_source_unref(s)
-    }
-
-    deinit { cancel() }
+    public func cancel() { source.destroy() }
 }
 
 extension Pipeline {

@@ -147,7 +147,7 @@ extension Object {
                 guard let caps = g_value_get_boxed(&gvalue) else { return .caps(Caps.any) }
                 return .caps(Caps(retaining: caps.assumingMemoryBound(to: GstCaps.self)))
             }
-            // Flags and other types: their serialized text form.
+            // Any other type: its serialized text form.
             return .string(takeString(gst_value_serialize(&gvalue)))
         }
     }

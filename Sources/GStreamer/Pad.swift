@@ -29,13 +29,6 @@ public final class Pad: Object, @unchecked Sendable {
         gst_pad_get_peer(pad).map { Pad(raw: UnsafeMutableRawPointer($0)) }
     }
 
-    public var isLinked: Bool { gst_pad_is_linked(pad) != 0 }
-
-    /// The element that owns this pad.
-    public var parentElement: Element? {
-        gst_pad_get_parent_element(pad).map { Element.wrap(UnsafeMutableRawPointer($0), retain: false) }
-    }
-
     /// gst_pad_link; the error names the result (wrong hierarchy, caps that do not meet ...).
     public func link(to sink: Pad) throws(GStreamerError) {
         let result = gst_pad_link(pad, sink.pad)
@@ -69,16 +62,22 @@ public final class Pad: Object, @unchecked Sendable {
     /// IDLE on an idle pad) and must only hand work off. Returns the probe id.
     @discardableResult
     public func addProbe(_ kinds: ProbeKinds, _ callback: @escaping @Sendable (ProbeInfo) -> ProbeResult) -> UInt {
-        let box = Unmanaged.passRetained(Box(callback)).toOpaque()
-        return UInt(gst_pad_add_probe(pad, GstPadProbeType(rawValue: kinds.rawValue), { _, info, userData in
-            guard let info, let userData else { return GST_PAD_PROBE_OK }
-            let callback = Unmanaged<Box<@Sendable (ProbeInfo) -> ProbeResult>>.fromOpaque(userData)
-                .takeUnretainedValue().value
-            return callback(ProbeInfo(info)).gst
+        addRawProbe(kinds) { _, info in callback(ProbeInfo(info)).gst }
+    }
+
+    /// gst_pad_add_probe with `body` boxed as its user data; GStreamer releases the box
+    /// when the probe is removed (or the pad finalized).
+    func addRawProbe(_ kinds: ProbeKinds, _ body: @escaping RawProbe) -> UInt {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        return UInt(gst_pad_add_probe(pad, GstPadProbeType(rawValue: kinds.rawValue), { pad, info, userData in
+            guard let pad, let info, let userData else { return GST_PAD_PROBE_OK }
+            return Unmanaged<Box<RawProbe>>.fromOpaque(userData).takeUnretainedValue().value(pad, info)
         }, box, { userData in
-            if let userData { Unmanaged<Box<@Sendable (ProbeInfo) -> ProbeResult>>.fromOpaque(userData).release() }
+            if let userData { Unmanaged<Box<RawProbe>>.fromOpaque(userData).release() }
         }))
     }
+
+    typealias RawProbe = @Sendable (UnsafeMutablePointer<GstPad>, UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn
 
     public func removeProbe(_ id: UInt) {
         gst_pad_remove_probe(pad, gulong(id))
@@ -118,8 +117,6 @@ public struct ProbeInfo {
 
     init(_ info: UnsafeMutablePointer<GstPadProbeInfo>) { self.info = info }
 
-    public var isIdle: Bool { info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_IDLE.rawValue != 0 }
-
     var buffer: UnsafeMutablePointer<GstBuffer>? {
         guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0, let data = info.pointee.data
         else { return nil }
@@ -149,12 +146,6 @@ public struct ProbeInfo {
 
     public var bufferSize: Int {
         buffer.map { Int(gst_buffer_get_size($0)) } ?? 0
-    }
-
-    /// The event's type name ("eos", "caps" ...), if the probe carries an event.
-    public var eventName: String? {
-        guard let event else { return nil }
-        return borrowString(gst_event_type_get_name(event.pointee.type))
     }
 
     public var isEOS: Bool { event?.pointee.type == GST_EVENT_EOS }

@@ -3,13 +3,6 @@ internal import CGStreamer
 /// Buffer access for pad probes: read the bytes of the buffer a probe carries,
 /// or rewrite them in place before they travel on.
 extension ProbeInfo {
-    /// GST_BUFFER_OFFSET: for muxers and file sources, the byte offset of the buffer in
-    /// the stream, when set.
-    public var bufferOffset: UInt64? {
-        guard let buffer, buffer.pointee.offset != guint64.max else { return nil }  // GST_BUFFER_OFFSET_NONE
-        return UInt64(buffer.pointee.offset)
-    }
-
     /// Runs `body` over the buffer's bytes (gst_buffer_map, READ). Returns nil when the
     /// probe carries no buffer or it cannot be mapped. The bytes are valid only inside `body`.
     public func withBufferBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {

@@ -66,7 +66,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
 
     deinit {
         stop()
-        gst_object_unref(UnsafeMutableRawPointer(server))
+        g_object_unref(UnsafeMutableRawPointer(server))  // a plain GObject, not a GstObject
     }
 
     /// Mounts a media factory at `path` ("/preview"). `launch` is a gst-launch
@@ -75,22 +75,10 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
     /// each new media's top-level bin (to find an appsrc in it), on a server thread.
     public func mount(path: String, launch: String, shared: Bool = true, credentials: Credentials? = nil,
                       onMediaConfigure: (@Sendable (Bin) -> Void)? = nil) {
-        let factory = gst_rtsp_media_factory_new()!
-        gst_rtsp_media_factory_set_launch(factory, launch)
-        gst_rtsp_media_factory_set_shared(factory, shared ? 1 : 0)
-        // Keep the shared media playing between clients: a consumer leaving never stalls the source.
-        gst_rtsp_media_factory_set_suspend_mode(factory, GST_RTSP_SUSPEND_MODE_NONE)
-        if let onMediaConfigure {
-            Signal.connect(UnsafeMutableRawPointer(factory), "media-configure") { _, media in
-                guard let media, let element = gst_rtsp_media_get_element(media.assumingMemoryBound(to: GstRTSPMedia.self))
-                else { return }
-                if let bin = Element.wrap(UnsafeMutableRawPointer(element), retain: false) as? Bin { onMediaConfigure(bin) }
-            }
+        mount(path: path, launch: launch, mode: .play, shared: shared, credentials: credentials) { bin in
+            onMediaConfigure?(bin)
+            return nil
         }
-        if let credentials { protect(factory, credentials) }
-        let mounts = gst_rtsp_server_get_mount_points(server)!
-        gst_rtsp_mount_points_add_factory(mounts, path, factory)  // takes the factory
-        g_object_unref(UnsafeMutableRawPointer(mounts))
     }
 
     /// Only `credentials` may use the factory; the server asks for them with `method`.

@@ -5,19 +5,15 @@ extension TagList {
     /// A GstDateTime tag ("datetime") as the wall-clock time in `timeZone`, with its offset:
     /// EXIF DateTimeOriginal has no zone and is read as the camera's local time.
     public func set(_ tag: String, _ date: Date, timeZone: TimeZone) throws(GStreamerError) {
-        guard gst_tag_exists(tag) != 0, gst_tag_get_type(tag) == gst_date_time_get_type() else {
-            throw GStreamerError(message: "tag \"\(tag)\" does not hold a date and time")
-        }
         let c = Calendar(identifier: .gregorian).dateComponents(in: timeZone, from: date)
         let offset = Float(timeZone.secondsFromGMT(for: date)) / 3600
         guard let dt = gst_date_time_new(offset, gint(c.year!), gint(c.month!), gint(c.day!), gint(c.hour!),
                                          gint(c.minute!), Double(c.second!) + Double(c.nanosecond!) / 1e9)
         else { throw GStreamerError(message: "cannot represent \(date) as a GstDateTime") }
         defer { gst_date_time_unref(dt) }
-        var value = GValue()
-        g_value_init(&value, gst_date_time_get_type())
-        g_value_set_boxed(&value, UnsafeRawPointer(dt))
-        defer { g_value_unset(&value) }
-        gst_tag_list_add_value(pointer, GST_TAG_MERGE_REPLACE, tag, &value)
+        try set(tag, type: "GstDateTime") {
+            g_value_init(&$0, gst_date_time_get_type())
+            g_value_set_boxed(&$0, UnsafeRawPointer(dt))
+        }
     }
 }

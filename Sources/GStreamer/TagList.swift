@@ -60,18 +60,12 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {
 
     /// A GstDateTime tag ("datetime") in UTC.
     public func set(_ tag: String, _ date: Date) throws(GStreamerError) {
-        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
-        guard let dt = gst_date_time_new(0, gint(c.year!), gint(c.month!), gint(c.day!), gint(c.hour!),
-                                         gint(c.minute!), Double(c.second!) + Double(c.nanosecond!) / 1e9)
-        else { throw GStreamerError(message: "cannot represent \(date) as a GstDateTime") }
-        defer { gst_date_time_unref(dt) }
-        try set(tag, type: "GstDateTime") {
-            g_value_init(&$0, gst_date_time_get_type())
-            g_value_set_boxed(&$0, UnsafeRawPointer(dt))
-        }
+        try set(tag, date, timeZone: TimeZone(identifier: "UTC")!)
     }
 
-    private func set(_ tag: String, type: String, _ fill: (inout GValue) -> Void) throws(GStreamerError) {
+    /// Checks that `tag` exists and holds `type`, makes the list writable and
+    /// replaces the tag with the value `fill` initializes.
+    func set(_ tag: String, type: String, _ fill: (inout GValue) -> Void) throws(GStreamerError) {
         guard gst_tag_exists(tag) != 0 else {
             throw GStreamerError(code: PlumbErrorCode.unknownTag.rawValue,
                                  message: "unknown tag \"\(tag)\": GStreamer has no tag of that name")

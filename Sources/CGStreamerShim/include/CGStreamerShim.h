@@ -38,22 +38,7 @@ GSource *plumb_bus_watch_attach(GstBus *bus, GMainContext *context, GstBusFunc f
 
 // --- Signals ---------------------------------------------------------------
 // g_signal_connect is a macro over g_signal_connect_data, whose GCallback needs
-// a cast per signal signature: one typed trampoline per signal we use.
-
-typedef void (*PlumbPadAddedFunc)(GstElement *element, GstPad *pad, gpointer user_data);
-/// "pad-added" on any element.
-gulong plumb_signal_connect_pad_added(GstElement *element, PlumbPadAddedFunc func,
-                                      gpointer user_data, GDestroyNotify notify);
-
-typedef GstFlowReturn (*PlumbNewSampleFunc)(GstElement *appsink, gpointer user_data);
-/// "new-sample" on appsink (emit-signals must be TRUE).
-gulong plumb_signal_connect_new_sample(GstElement *appsink, PlumbNewSampleFunc func,
-                                       gpointer user_data, GDestroyNotify notify);
-
-typedef void (*PlumbHandoffFunc)(GstElement *element, GstBuffer *buffer, GstPad *pad, gpointer user_data);
-/// "handoff" on fakesink/identity (signal-handoffs must be TRUE).
-gulong plumb_signal_connect_handoff(GstElement *element, PlumbHandoffFunc func,
-                                    gpointer user_data, GDestroyNotify notify);
+// a cast per handler signature: one trampoline per signature we use.
 
 /// Any signal whose handler takes (instance, one pointer argument, user_data):
 /// "pad-added", gst-rtsp-server's "client-connected", "media-configure", "play-request" ...

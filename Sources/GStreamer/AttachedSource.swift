@@ -1,0 +1,26 @@
+internal import CGStreamer
+import Foundation
+
+/// An owned reference to a GSource attached to a MainContext: what `ContextTimer` and
+/// `MessageWatch` stop it with. Releasing it stops the source too.
+final class AttachedSource: @unchecked Sendable {  // `source` is only touched under `lock`
+    private let lock = NSLock()
+    /// nil once destroyed (or when there was nothing to attach).
+    private var source: UnsafeMutablePointer<GSource>?
+
+    init(_ source: UnsafeMutablePointer<GSource>?) { self.source = source }
+
+    /// g_source_destroy (safe from any thread, also from inside the source's own
+    /// callback) and drops the reference. Idempotent.
+    func destroy() {
+        let s: UnsafeMutablePointer<GSource>? = lock.withLock {
+            defer { source = nil }
+            return source
+        }
+        guard let s else { return }
+        g_source_destroy(s)
+        g_source_unref(s)
+    }
+
+    deinit { destroy() }
+}
