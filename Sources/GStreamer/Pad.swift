@@ -149,4 +149,7 @@ public struct ProbeInfo {
     }
 
     public var isEOS: Bool { event?.pointee.type == GST_EVENT_EOS }
+
+    /// A CAPS event: the caps of the buffers that follow change.
+    public var isCaps: Bool { event?.pointee.type == GST_EVENT_CAPS }
 }

@@ -81,7 +81,7 @@ public final class PreviewOutput: CaptureOutput {
         // the pad's current caps are the new ones.
         let capsChanged = Atomic<Bool>(true)
         sinkPad.addProbe(.eventDownstream) { info in
-            if info.eventName == "caps" { capsChanged.store(true, ordering: .releasing) }
+            if info.isCaps { capsChanged.store(true, ordering: .releasing) }
             return .ok
         }
         sinkPad.addProbe(.buffer) { [weak self] pad, info in
