@@ -42,7 +42,15 @@ build: deps
 
 test: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	@# XCTest only (Swift Testing has no tests here and would close on "0 tests");
+	@# the last line restates XCTest's summary as "N passed, N failed".
+	@set -o pipefail; $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-swift-testing $(TEST_ARGS) 2>&1 | tee .build/test.log; \
+	status=$$?; \
+	summary=$$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
+	total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
+	failed=$$(echo "$$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/'); \
+	[ -n "$$summary" ] && echo "$$((total - failed)) passed, $$failed failed"; \
+	exit $$status
 
 # The embedded recorder's default: `plumb serve` on the camera if one is found, else the
 # test pattern, rotation from an accelerometer if one is found, else fixed (it says which),
