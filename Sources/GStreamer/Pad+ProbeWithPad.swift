@@ -1,13 +1,24 @@
 internal import CGStreamer
 
 extension Pad {
-    /// Like `addProbe(_:_:)`, but the callback also gets the pad (a fresh wrapper per
-    /// call), so it need not capture the pad — a probe that captured its own pad would
-    /// keep it alive forever.
+    /// Like `addProbe(_:_:)`, but the callback also gets the pad it fires on, borrowed
+    /// for the call, so it need not capture the pad (a probe that captured its own pad
+    /// would keep it alive forever) and no wrapper or reference is made per buffer.
     @discardableResult
-    public func addProbe(_ kinds: ProbeKinds, _ callback: @escaping @Sendable (Pad, ProbeInfo) -> ProbeResult) -> UInt {
-        addRawProbe(kinds) { pad, info in
-            callback(Pad(raw: UnsafeMutableRawPointer(pad), retain: true), ProbeInfo(info)).gst
-        }
+    public func addProbe(_ kinds: ProbeKinds, _ callback: @escaping @Sendable (ProbedPad, ProbeInfo) -> ProbeResult)
+        -> UInt
+    {
+        addRawProbe(kinds) { pad, info in callback(ProbedPad(pad: pad), ProbeInfo(info)).gst }
     }
+}
+
+/// The pad a probe fires on, valid only during the callback (like `ProbeInfo`).
+public struct ProbedPad {
+    let pad: UnsafeMutablePointer<GstPad>
+
+    /// The negotiated caps, nil before negotiation.
+    public var currentCaps: Caps? { Pad.currentCaps(of: pad) }
+
+    /// A timestamp as running time, from the pad's segment (see `Pad.runningTime(of:)`).
+    public func runningTime(of timestamp: ClockTime) -> ClockTime? { Pad.runningTime(of: timestamp, on: pad) }
 }

@@ -6,6 +6,10 @@ extension Pad {
     /// time a buffer belongs to, whatever offset an element put on its timestamps
     /// (x264enc adds 1000 hours). nil without a TIME segment or outside it.
     public func runningTime(of timestamp: ClockTime) -> ClockTime? {
+        Pad.runningTime(of: timestamp, on: pad)
+    }
+
+    static func runningTime(of timestamp: ClockTime, on pad: UnsafeMutablePointer<GstPad>) -> ClockTime? {
         guard let event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0) else { return nil }
         defer { gst_mini_object_unref(cast(event)) }
         var segment: UnsafePointer<GstSegment>?

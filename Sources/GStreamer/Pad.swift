@@ -16,7 +16,9 @@ public final class Pad: Object, @unchecked Sendable {
     }
 
     /// The negotiated caps, nil before negotiation.
-    public var currentCaps: Caps? {
+    public var currentCaps: Caps? { Pad.currentCaps(of: pad) }
+
+    static func currentCaps(of pad: UnsafeMutablePointer<GstPad>) -> Caps? {
         gst_pad_get_current_caps(pad).map { Caps(taking: $0) }
     }
 
