@@ -18,9 +18,9 @@ DEB_PACKAGES = \
 	pkg-config \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav \
+	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-x \
 	libgstrtspserver-1.0-dev gstreamer1.0-rtsp libsoup-3.0-dev \
-	ffmpeg libimage-exiftool-perl \
+	ffmpeg libimage-exiftool-perl curl \
 	libglib2.0-dev dbus-daemon
 
 .PHONY: all deps build test run bench install uninstall clean
@@ -33,8 +33,8 @@ deps:
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "Installing Debian packages:" $$missing; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		$(SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $$missing >/dev/null; \
 	fi
 
 build: deps
