@@ -1,10 +1,26 @@
 import Foundation
 import GStreamer
-import Soup
+@testable import Soup
 import XCTest
 
 /// Request heads over the limit get an answer (431, 414) instead of a reset.
 final class RequestHeadTests: XCTestCase {
+    /// The limit counts the whole head, up to and with its empty line.
+    func testScanningAHead() {
+        func scan(_ text: String, limit: Int) -> RequestHead {
+            Array(text.utf8).withUnsafeBytes { RequestHead.scan($0, limit: limit) }
+        }
+        let head = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+        XCTAssertEqual(scan(head, limit: head.utf8.count), .complete, "exactly the limit")
+        XCTAssertEqual(scan(head + "body", limit: head.utf8.count), .complete, "a body may follow")
+        XCTAssertEqual(scan(head, limit: head.utf8.count - 1), .tooLarge(status: 431), "one byte over")
+        XCTAssertEqual(scan("GET / HTTP/1.1\nHost: x\n\n", limit: 100), .complete, "bare line feeds")
+        XCTAssertEqual(scan("GET / HTTP/1.1\r\nHost: x\r\n", limit: 100), .incomplete)
+        XCTAssertEqual(scan("", limit: 100), .incomplete)
+        XCTAssertEqual(scan("GET /" + String(repeating: "a", count: 100), limit: 100), .tooLarge(status: 414),
+                       "no end of the request line within the limit")
+    }
+
     private func server() async throws -> TestServer {
         var router = Router()
         router.get("/status") { request in .json(["headers": request.headers.fields.count]) }
