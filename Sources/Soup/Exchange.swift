@@ -14,7 +14,8 @@ import Glibc
 /// Life: `start` (paused, handler task running, socket watched) -> `respond`
 /// (head written, body bytes / file chunks / stream chunks, each written before
 /// the next is read) -> soup's "finished" or "disconnected" -> `end` (task
-/// cancelled, watches removed, message released).
+/// cancelled, watches removed, message released). While soup has bytes of it to
+/// write, its connection's send deadline runs (a client that stops reading is dropped).
 ///
 /// `@unchecked Sendable`: the task holds it, but every member touching soup or
 /// mutable state is only used on the server context's thread (via `onContext`
@@ -22,33 +23,40 @@ import Glibc
 final class Exchange: @unchecked Sendable {
     private let message: OpaquePointer  // SoupServerMessage, one reference held until `end`
     private let core: ServerCore
+    private let connection: ClientConnection
     private let isHead: Bool
+    /// The body is pumped chunk by chunk (a file, a stream): between chunks soup waits for us.
+    private var pumping = false
 
     private var ended = false
     /// `ended`, readable from the task: once set, the task never queues work on
     /// the context again (a context nobody iterates would keep it forever).
     private let endedFlag = Atomic(false)
     private(set) var task: Task<Void, Never>?
-    private var signalHandlers: [gulong] = []
+    private var signals: MessageSignals?
     private var socketWatch: UnsafeMutablePointer<GSource>?
     /// The pump waiting for soup to take the last chunk.
     private var pendingWrite: CheckedContinuation<Bool, Never>?
 
-    init(message: OpaquePointer, core: ServerCore, isHead: Bool) {
+    init(message: OpaquePointer, core: ServerCore, connection: ClientConnection, isHead: Bool) {
         self.message = message
         self.core = core
+        self.connection = connection
         self.isHead = isHead
         g_object_ref(UnsafeMutableRawPointer(message))
-        for signal in ["finished", "disconnected", "wrote-chunk"] {
-            let target = Unmanaged.passRetained(SignalTarget(self, wroteChunk: signal == "wrote-chunk")).toOpaque()
-            signalHandlers.append(plumb_server_message_connect(message, signal, { _, userData in
-                guard let userData else { return }
-                let target = Unmanaged<SignalTarget>.fromOpaque(userData).takeUnretainedValue()
-                target.exchange.signalled(wroteChunk: target.wroteChunk)
-            }, target, { userData in
-                if let userData { Unmanaged<SignalTarget>.fromOpaque(userData).release() }
-            }))
+        // The handlers hold the exchange until `end` disconnects them.
+        let signals = MessageSignals(message)
+        signals.on("finished") { [self] in end() }
+        signals.on("disconnected") { [self] in end() }
+        signals.on("wrote-headers") { [self] in
+            if pumping && pendingWrite == nil { connection.waitingForBody() }
         }
+        signals.on("wrote-chunk") { [self] in
+            // Soup took the chunk: the pump (if any) reads the next one, soup waits for it.
+            connection.waitingForBody()
+            resumePending(true)
+        }
+        self.signals = signals
     }
 
     /// Context thread: runs `produce` as a task and sends what it returns.
@@ -134,6 +142,8 @@ final class Exchange: @unchecked Sendable {
             pump = !isHead
             if isHead { soup_message_body_complete(body) }
         }
+        pumping = pump
+        connection.sending()
         soup_server_message_unpause(message)
         return pump
     }
@@ -147,6 +157,7 @@ final class Exchange: @unchecked Sendable {
                 guard !ended else { return continuation.resume(returning: false) }
                 core.appendBody(message, chunk)
                 pendingWrite = continuation
+                connection.sending()
                 soup_server_message_unpause(message)
             }
         }
@@ -156,15 +167,11 @@ final class Exchange: @unchecked Sendable {
     private func complete() {
         guard !ended else { return }
         soup_message_body_complete(soup_server_message_get_response_body(message))
+        connection.sending()
         soup_server_message_unpause(message)
     }
 
     // MARK: Signals and the socket watch (context thread)
-
-    /// "wrote-chunk": soup took the last chunk; "finished"/"disconnected": done.
-    fileprivate func signalled(wroteChunk: Bool) {
-        if wroteChunk { resumePending(true) } else { end() }
-    }
 
     private func resumePending(_ value: Bool) {
         let pending = pendingWrite
@@ -181,7 +188,8 @@ final class Exchange: @unchecked Sendable {
         guard let socket = soup_server_message_get_socket(message) else { return }
         let box = Unmanaged.passRetained(self).toOpaque()
         socketWatch = plumb_socket_watch_attach(
-            socket, GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue), core.context.pointer,
+            socket, GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue), G_PRIORITY_DEFAULT,
+            core.context.pointer,
             { socket, condition, userData in
                 guard let socket, let userData else { return 0 }
                 let exchange = Unmanaged<Exchange>.fromOpaque(userData).takeUnretainedValue()
@@ -214,12 +222,8 @@ final class Exchange: @unchecked Sendable {
     /// Drops the connection: the client is gone, or the body cannot be completed.
     private func abortConnection() {
         guard !ended else { return }
-        let stream = soup_server_message_steal_connection(message)
         end()
-        if let stream {
-            g_io_stream_close(stream, nil, nil)
-            g_object_unref(stream)
-        }
+        connection.close()
     }
 
     private var isEnded: Bool { endedFlag.load(ordering: .acquiring) }
@@ -237,8 +241,8 @@ final class Exchange: @unchecked Sendable {
             g_source_unref(socketWatch)
             self.socketWatch = nil
         }
-        for id in signalHandlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(message), id) }
-        signalHandlers = []
+        signals?.disconnectAll()
+        signals = nil
         core.exchangeEnded(self)
         g_object_unref(UnsafeMutableRawPointer(message))
     }
@@ -254,16 +258,5 @@ final class Exchange: @unchecked Sendable {
             return nil
         }
         return (FileHandle(fileDescriptor: fd, closeOnDealloc: true), Int64(info.st_size))
-    }
-}
-
-/// The user data of one signal handler: which exchange, and whether the signal
-/// is "wrote-chunk" (one trampoline serves all three signals).
-private final class SignalTarget {
-    let exchange: Exchange
-    let wroteChunk: Bool
-    init(_ exchange: Exchange, wroteChunk: Bool) {
-        self.exchange = exchange
-        self.wroteChunk = wroteChunk
     }
 }

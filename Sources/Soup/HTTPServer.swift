@@ -13,6 +13,11 @@ import Synchronization
 /// task, and unpaused with the response on the server's context. Bodies are
 /// bytes, files (streamed in chunks with back-pressure) or async streams (chunked;
 /// server-sent events). A client that goes away cancels its handler's task.
+///
+/// Connections are kept alive between requests and closed as soon as the client
+/// closes them, when they do not deliver a whole request within `idleTimeout`, or
+/// when a response goes unread for `sendTimeout` (`ClientConnection`). A request
+/// head over `maxRequestHeadBytes` is answered 431 (414 for a long request line).
 public final class HTTPServer: Sendable {
     public struct Options: Sendable {
         /// When set, every route that requires authentication needs
@@ -24,6 +29,20 @@ public final class HTTPServer: Sendable {
         public var maxRequestBodyBytes = 1 << 20
         /// How much of a file is read per chunk when streaming a download.
         public var fileChunkBytes = 64 << 10
+        /// How long a connection may take to deliver a whole request (head and body)
+        /// once the server is ready for one: after it is accepted, or after the last
+        /// response on a kept-alive connection. Idle, silent and half-sent connections
+        /// are closed when it passes.
+        public var idleTimeout: Duration = .seconds(30)
+        /// How long a response may wait for the client to take any of it (a client
+        /// that stopped reading) before its connection is dropped.
+        public var sendTimeout: Duration = .seconds(60)
+        /// The largest request head (request line and headers) accepted: a larger one
+        /// gets 431 (414 when the request line alone is longer). At most 64 KiB,
+        /// libsoup's own limit.
+        public var maxRequestHeadBytes = 32 << 10 {
+            didSet { precondition((1...(64 << 10)).contains(maxRequestHeadBytes), "maxRequestHeadBytes must be 1...65536") }
+        }
 
         public init(bearerToken: String? = nil) {
             self.bearerToken = bearerToken
@@ -64,6 +83,9 @@ public final class HTTPServer: Sendable {
 
     /// Requests paused in a handler or streaming a body right now.
     public var activeExchanges: Int { core.state.withLock { $0.activeExchanges } }
+
+    /// Client connections open right now (kept-alive and refused ones included).
+    public var openConnections: Int { core.state.withLock { $0.openConnections } }
 
     deinit {
         // Still running (the owner did not stop it): tear down on the context,
@@ -114,9 +136,10 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
 /// Everything the soup callbacks need. All soup calls happen on `context`'s
 /// thread; `state` holds the few facts other threads read.
 ///
-/// `@unchecked Sendable`: `server` and `exchanges` are only touched on the
-/// context's thread (every entry point is a soup callback or an `onContext` block);
-/// the rest is immutable or in the Mutex.
+/// `@unchecked Sendable`: `server`, `exchanges`, `connections`, `lingering` and
+/// `headBuffer` are only touched on the context's thread (every entry point is a soup
+/// callback, a watch on the context or an `onContext` block); the rest is immutable
+/// or in the Mutex.
 final class ServerCore: @unchecked Sendable {
     let router: Router
     let context: MainContext
@@ -128,18 +151,28 @@ final class ServerCore: @unchecked Sendable {
     struct State {
         var address: ListenAddress?
         var activeExchanges = 0
+        var openConnections = 0
     }
     let state = Mutex(State())
 
     private var server: UnsafeMutablePointer<SoupServer>?
     private var exchanges: [ObjectIdentifier: Exchange] = [:]
+    /// Every connection soup has, by socket (from accept to "disconnected").
+    private var connections: [UnsafeMutablePointer<GSocket>: ClientConnection] = [:]
+    /// Connections answered outside soup, finishing.
+    private var lingering: [ObjectIdentifier: LingeringClose] = [:]
+    /// Where a connection peeks at a request head (`maxRequestHeadBytes` + 1).
+    let headBuffer: UnsafeMutableRawBufferPointer
 
     init(router: Router, context: MainContext, options: Options) {
         self.router = router
         self.context = context
         self.options = options
         bearer = options.bearerToken.map { BearerToken($0) }
+        headBuffer = .allocate(byteCount: options.maxRequestHeadBytes + 1, alignment: 1)
     }
+
+    deinit { headBuffer.deallocate() }
 
     /// Runs `work` on the context's thread and returns its result.
     func onContext<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
@@ -167,6 +200,12 @@ final class ServerCore: @unchecked Sendable {
         }, retained, { userData in
             if let userData { Unmanaged<ServerCore>.fromOpaque(userData).release() }
         })
+        plumb_server_connect_request_started(server, { _, message, userData in
+            guard let message, let userData else { return }
+            Unmanaged<ServerCore>.fromOpaque(userData).takeUnretainedValue().requestStarted(message)
+        }, Unmanaged.passRetained(self).toOpaque(), { userData in
+            if let userData { Unmanaged<ServerCore>.fromOpaque(userData).release() }
+        })
         soup_server_add_handler(server, nil, { _, message, path, query, userData in
             guard let message, let path, let userData else { return }
             Unmanaged<ServerCore>.fromOpaque(userData).takeUnretainedValue()
@@ -175,10 +214,10 @@ final class ServerCore: @unchecked Sendable {
             if let userData { Unmanaged<ServerCore>.fromOpaque(userData).release() }
         })
 
-        let socketAddress = g_inet_socket_address_new_from_string(listen.host, guint(listen.port))!
-        defer { g_object_unref(socketAddress) }
         var error: UnsafeMutablePointer<GError>?
-        guard soup_server_listen(server, socketAddress, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
+        let listening = listeningSocket(listen, &error)
+        defer { if let listening { g_object_unref(listening) } }
+        guard let listening, soup_server_listen_socket(server, listening, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
             let code = error.map { Int($0.pointee.code) } ?? -1
             let detail = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
             if let error { g_error_free(error) }
@@ -197,6 +236,25 @@ final class ServerCore: @unchecked Sendable {
         return .success(bound)
     }
 
+    /// A bound, listening socket, as soup_server_listen makes it (IPv6 sockets IPv6
+    /// only, the address reusable) but with a real backlog: soup leaves GSocket's
+    /// default of 10, and a burst of clients beyond it waits for SYN-ACK retransmits
+    /// (seconds) before the server even sees them.
+    private func listeningSocket(_ listen: ListenAddress, _ error: inout UnsafeMutablePointer<GError>?)
+        -> UnsafeMutablePointer<GSocket>? {
+        let address = g_inet_socket_address_new_from_string(listen.host, guint(listen.port))!
+        defer { g_object_unref(address) }
+        let family = g_socket_address_get_family(address)
+        guard let socket = g_socket_new(family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error) else { return nil }
+        if family == G_SOCKET_FAMILY_IPV6 { g_socket_set_option(socket, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1, nil) }
+        g_socket_set_listen_backlog(socket, SOMAXCONN)
+        guard g_socket_bind(socket, address, 1, &error) != 0, g_socket_listen(socket, &error) != 0 else {
+            g_object_unref(socket)
+            return nil
+        }
+        return socket
+    }
+
     /// Returns the tasks of the exchanges it cancelled.
     @discardableResult
     func stop() -> [Task<Void, Never>] {
@@ -205,8 +263,10 @@ final class ServerCore: @unchecked Sendable {
         let running = Array(exchanges.values)
         let tasks = running.compactMap(\.task)
         for exchange in running { exchange.cancel() }
-        soup_server_disconnect(server)
-        g_object_unref(server)  // releases both handler references to self
+        soup_server_disconnect(server)  // every connection: "disconnected" ends its ClientConnection
+        for connection in Array(connections.values) { connection.forget() }  // none left; to be sure
+        for close in Array(lingering.values) { close.finish() }
+        g_object_unref(server)  // releases the handler and signal references to self
         state.withLock { $0.address = nil }
         return tasks
     }
@@ -225,6 +285,52 @@ final class ServerCore: @unchecked Sendable {
             return String(cString: text)
         }
         return host.flatMap { ListenAddress(host: $0, port: port) }
+    }
+
+    // MARK: Connections (context thread)
+
+    /// "request-started": a new connection's first message (at accept), or a kept-alive
+    /// connection's next one (at its first bytes).
+    private func requestStarted(_ message: OpaquePointer) {
+        guard let socket = soup_server_message_get_socket(message) else { return }
+        if let connection = connections[socket] {
+            connection.adopt(message, first: false)
+        } else {
+            let connection = ClientConnection(socket: socket, core: self)
+            connections[socket] = connection
+            state.withLock { $0.openConnections = connections.count + lingering.count }
+            connection.adopt(message, first: true)
+        }
+    }
+
+    func connectionEnded(_ connection: ClientConnection) {
+        connections[connection.socket] = nil
+        state.withLock { $0.openConnections = connections.count + lingering.count }
+    }
+
+    private func connection(for message: OpaquePointer) -> ClientConnection? {
+        soup_server_message_get_socket(message).flatMap { connections[$0] }
+    }
+
+    /// Sends `answer` on a connection taken from soup, then closes it gracefully.
+    func linger(socket: UnsafeMutablePointer<GSocket>, stream: UnsafeMutablePointer<GIOStream>, answer: Data) {
+        let close = LingeringClose(socket: socket, stream: stream, answer: answer, context: context,
+                                   timeout: .seconds(5)) { [weak self] close in
+            guard let self else { return }
+            lingering[ObjectIdentifier(close)] = nil
+            state.withLock { $0.openConnections = self.connections.count + self.lingering.count }
+        }
+        lingering[ObjectIdentifier(close)] = close
+        state.withLock { $0.openConnections = connections.count + lingering.count }
+    }
+
+    /// Now, as an HTTP Date header value.
+    static func httpDate() -> String {
+        let now = g_date_time_new_now_utc()
+        defer { g_date_time_unref(now) }
+        guard let text = soup_date_time_to_string(now, SOUP_DATE_HTTP) else { return "" }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     // MARK: Requests (context thread)
@@ -266,7 +372,11 @@ final class ServerCore: @unchecked Sendable {
                                   headers: requestHeaders(message), body: requestBody(message),
                                   parameters: parameters,
                                   remoteAddress: soup_server_message_get_remote_host(message).map { String(cString: $0) })
-        let exchange = Exchange(message: message, core: self, isHead: method == "HEAD")
+        guard let connection = connection(for: message) else {
+            return reject(message, .error(500, "internal error: a request on a connection the server does not know"))
+        }
+        connection.handOver()
+        let exchange = Exchange(message: message, core: self, connection: connection, isHead: method == "HEAD")
         exchanges[ObjectIdentifier(exchange)] = exchange
         state.withLock { $0.activeExchanges = exchanges.count }
         soup_server_message_pause(message)

@@ -54,6 +54,18 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var isIPv6: Bool { host.contains(":") }
 
+    /// Whether only this machine can connect: 127.0.0.0/8, ::1, or ::ffff:127.x.y.z.
+    /// Anything else (0.0.0.0, ::, an interface's address) is open to a network.
+    public var isLoopback: Bool {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
+    }
+
     /// `ADDR:PORT`, brackets around IPv6: parses back to the same value.
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 

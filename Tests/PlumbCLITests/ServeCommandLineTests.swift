@@ -123,4 +123,29 @@ final class ServeCommandLineTests: XCTestCase {
         XCTAssertTrue(log.contains("control API: http://127.0.0.1:"), log)
         XCTAssertTrue(r.stderr.contains("SIGTERM: finalizing every file and stopping"), r.stderr)
     }
+
+    /// `--listen` on an address open to the network without `[http] token` starts, but
+    /// says so: on stderr and in every `GET /status`. On loopback, or with a token, it
+    /// says nothing. (The open daemon binds 0.0.0.0 for a few seconds: the point.)
+    func testAControlAPIOpenToTheNetworkWithoutATokenIsWarnedAbout() throws {
+        let warning = "the control API listens on 0.0.0.0, open to the network, without a token"
+        let open = try ServeProcess(self, arguments: ["--listen", "0.0.0.0:0"])
+        XCTAssertTrue(open.log.contains("plumb serve: warning: \(warning): anyone who reaches this machine"), open.log)
+        let port = try XCTUnwrap(URL(string: open.http)?.port, open.log)
+        let status = try HTTPReply.curl(["http://127.0.0.1:\(port)/status"], in: open.dir).json()
+        let warnings = try XCTUnwrap(status["warnings"] as? [String], "\(status)")
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?.hasPrefix(warning) == true, "\(warnings)")
+        XCTAssertTrue(warnings.first?.contains("set [http] token") == true, "\(warnings)")
+        XCTAssertEqual(open.stop().code, 0)
+
+        for (settings, arguments) in [([String: String](), ["--listen", "127.0.0.1:0"]),
+                                      (["token": "0123456789abcdef0123"], ["--listen", "0.0.0.0:0"])] {
+            let quiet = try ServeProcess(self, ["http": settings], arguments: arguments)
+            XCTAssertFalse(quiet.log.contains("warning"), quiet.log)
+            let status = try quiet.curl("GET", "/status").json()
+            XCTAssertEqual(status["warnings"] as? [String], [], "\(arguments) \(settings)")
+            XCTAssertEqual(quiet.stop().code, 0)
+        }
+    }
 }

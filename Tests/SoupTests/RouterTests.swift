@@ -88,6 +88,13 @@ final class RouterTests: XCTestCase {
         }
         XCTAssertNil(ListenAddress(host: "example.com", port: 80))
         XCTAssertEqual(ListenAddress.loopback(port: 8080).httpURL, "http://127.0.0.1:8080")
+        // Only loopback addresses keep the API on this machine.
+        for local in ["127.0.0.1:80", "127.1.2.3:80", "[::1]:80", "[::ffff:127.0.0.1]:80"] {
+            XCTAssertTrue(try ListenAddress(parsing: local).isLoopback, local)
+        }
+        for open in ["0.0.0.0:80", "[::]:80", "192.168.1.10:80", "[fe80::1]:80", "[::ffff:10.0.0.1]:80", "128.0.0.1:80"] {
+            XCTAssertFalse(try ListenAddress(parsing: open).isLoopback, open)
+        }
     }
 
     func testEventFraming() throws {

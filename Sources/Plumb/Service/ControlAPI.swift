@@ -85,14 +85,19 @@ public struct CapturedClip: Sendable {
 public final class ControlAPI: Sendable {
     public let folder: RecordingsFolder
     public let events: EventChannel
+    /// What the operator should know that does not stop the service (an API open to
+    /// the network without a token): in every `GET /status`.
+    public let warnings: [String]
     private let backend: any ControlBackend
     private let started = ContinuousClock.now
     private let nextEventID = Atomic(1)
 
-    public init(backend: any ControlBackend, folder: RecordingsFolder, events: EventChannel = EventChannel()) {
+    public init(backend: any ControlBackend, folder: RecordingsFolder, events: EventChannel = EventChannel(),
+                warnings: [String] = []) {
         self.backend = backend
         self.folder = folder
         self.events = events
+        self.warnings = warnings
     }
 
     /// Sends an event to every `GET /events` client.
@@ -125,22 +130,33 @@ public final class ControlAPI: Sendable {
         return r
     }
 
-    /// `GET /status`'s body.
+    /// `GET /status`'s body: every key, always, `null` when it has no value (clients
+    /// can tell "no problem" from "an older daemon that does not report problems").
     struct Status: Encodable {
         var camera: CameraStatus
         var uptimeSeconds: Double
         var diskFreeBytes: Int64?
         var recordingsFolder: String
+        var warnings: [String]
 
         enum CodingKeys: String, CodingKey {
             case camera, caps, fps, orientation, recording, rtspClients = "rtsp_clients"
             case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
+            case warnings
         }
 
         struct Recording: Encodable {
             var state: String
             var file: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(state, forKey: .state)
+                try c.encode(file, forKey: .file)  // null while idle
+            }
+
+            enum CodingKeys: String, CodingKey { case state, file }
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -152,14 +168,16 @@ public final class ControlAPI: Sendable {
             try c.encode(Recording(state: camera.recordingFile == nil ? "idle" : "recording", file: camera.recordingFile),
                          forKey: .recording)
             try c.encode(camera.rtspClients, forKey: .rtspClients)
-            try c.encodeIfPresent(camera.state, forKey: .state)
-            try c.encodeIfPresent(camera.problem, forKey: .problem)
-            try c.encodeIfPresent(camera.rtspURL, forKey: .rtspURL)
-            try c.encodeIfPresent(camera.publish, forKey: .publish)
-            try c.encodeIfPresent(camera.rotationSource, forKey: .rotation)
+            // `encode` of an Optional writes null for nil (`encodeIfPresent` would drop the key).
+            try c.encode(camera.state, forKey: .state)
+            try c.encode(camera.problem, forKey: .problem)
+            try c.encode(camera.rtspURL, forKey: .rtspURL)
+            try c.encode(camera.publish, forKey: .publish)
+            try c.encode(camera.rotationSource, forKey: .rotation)
             try c.encode((uptimeSeconds * 10).rounded() / 10, forKey: .uptimeSeconds)
             try c.encode(diskFreeBytes, forKey: .diskFreeBytes)
             try c.encode(recordingsFolder, forKey: .recordingsFolder)
+            try c.encode(warnings, forKey: .warnings)
         }
     }
 
@@ -168,7 +186,7 @@ public final class ControlAPI: Sendable {
         let uptime = ContinuousClock.now - started
         return Status(camera: camera,
                       uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-                      diskFreeBytes: folder.freeBytes(), recordingsFolder: folder.path)
+                      diskFreeBytes: folder.freeBytes(), recordingsFolder: folder.path, warnings: warnings)
     }
 
     static func clipSeconds(_ text: String?) throws(APIError) -> Int {

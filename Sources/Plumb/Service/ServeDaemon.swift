@@ -38,6 +38,9 @@ public actor ServeDaemon {
     public nonisolated let preview: RTSPPreview
     public nonisolated let publisher: RTSPPublisher?
     public nonisolated let observer: RotationObserver
+    /// What the operator should know that does not stop the daemon: said on stderr at
+    /// start and kept in `GET /status`.
+    public nonisolated let warnings: [String]
 
     private nonisolated let log: @Sendable (String) -> Void
     private nonisolated let events: EventRelay
@@ -108,7 +111,9 @@ public actor ServeDaemon {
             return extras
         }
         self.backend = backend
-        let api = ControlAPI(backend: backend, folder: folder)
+        let warnings = Self.warnings(for: config)
+        self.warnings = warnings
+        let api = ControlAPI(backend: backend, folder: folder, warnings: warnings)
         self.api = api
         events.set(api)
         let httpLoop = MainContextThread(name: "plumb.http")
@@ -128,6 +133,7 @@ public actor ServeDaemon {
         backend.removeStaleClips()
 
         let bound = try await http.start(listen: config.http.listen)
+        for warning in warnings { log("warning: \(warning)") }
         do {
             try preview.start(on: rtspLoop.context)
         } catch {
@@ -141,6 +147,17 @@ public actor ServeDaemon {
         supervisor = Task { await self.superviseCamera() }
         if config.recording.continuous { await recorder.startContinuous() }
         return Addresses(rtsp: preview.url, http: bound)
+    }
+
+    /// The configurations that work but should not be left as they are.
+    static func warnings(for config: ServeConfig) -> [String] {
+        var warnings: [String] = []
+        if !config.http.listen.isLoopback && config.http.token == nil {
+            warnings.append("the control API listens on \(config.http.listen.host), open to the network, without a token: "
+                            + "anyone who reaches this machine can take photos, record and download the recordings; "
+                            + "set [http] token (e.g. openssl rand -hex 16) or listen on 127.0.0.1")
+        }
+        return warnings
     }
 
     /// SIGUSR1: a still into the recordings folder (complete or not at all).

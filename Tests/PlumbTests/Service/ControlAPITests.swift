@@ -103,6 +103,18 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual((json["recording"] as? [String: Any])?["state"] as? String, "idle")
         XCTAssertEqual(json["recordings_folder"] as? String, api.folder.path)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(json["uptime_seconds"] as? Double), 0)
+        // Every key the README lists is there; those without a value are null, not missing.
+        XCTAssertEqual(Set(json.keys), ["camera", "state", "problem", "caps", "fps", "orientation", "recording",
+                                        "rtsp_clients", "rtsp_url", "publish", "rotation", "disk_free_bytes",
+                                        "uptime_seconds", "recordings_folder", "warnings"])
+        for key in ["state", "problem", "rtsp_url", "publish", "rotation"] {
+            XCTAssertTrue(json[key] is NSNull, "\(key) is \(String(describing: json[key])), not null")
+        }
+        let idle = try XCTUnwrap(json["recording"] as? [String: Any])
+        XCTAssertEqual(Set(idle.keys), ["state", "file"])
+        XCTAssertTrue(idle["file"] is NSNull, "recording.file is null while idle")
+        XCTAssertEqual(json["warnings"] as? [String], [])
+        XCTAssertTrue(r.text.contains(#""problem":null"#) && r.text.contains(#""publish":null"#), r.text)
         // Disk free agrees with df, read independently (within 1%: files come and go).
         let free = try XCTUnwrap(json["disk_free_bytes"] as? Int64 ?? (json["disk_free_bytes"] as? Int).map(Int64.init))
         let df = try await ServiceClient.run("/usr/bin/df", ["-B1", "--output=avail", api.folder.path])
