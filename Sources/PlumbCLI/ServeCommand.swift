@@ -24,7 +24,8 @@ enum ServeCommand: Command {
           --print-config            print the resulting config as INI and exit
 
         Signals: SIGUSR1 saves a still into the recordings folder; SIGTERM, SIGINT and SIGHUP
-        finalize every file, close every client and exit 0; a second one aborts (130).
+        finalize every file (a clip being recorded is cut short and answered), close every
+        client and exit 0; a second one aborts (130).
 
         Exit codes: 0 stopped cleanly, 1 could not serve (an address in use, an unwritable
         folder), 2 bad usage or config (the message names the file, group and key).
@@ -91,6 +92,7 @@ enum ServeCommand: Command {
         log("control API: \(addresses.http.httpURL)" + (config.http.token == nil ? "" : " (bearer token required)"))
         log("ready; SIGUSR1 saves a still, Ctrl-C or SIGTERM stops")
 
+        var stop = SIGTERM
         for await signal in control.signals {
             if signal == SIGUSR1 {
                 await daemon.saveStill()
@@ -98,9 +100,10 @@ enum ServeCommand: Command {
             }
             log("\(signalName(signal)): finalizing every file and stopping")
             control.setAbortOnNextStop()
+            stop = signal
             break
         }
-        await daemon.shutdown()
+        await daemon.shutdown(reason: "plumb serve is stopping (\(signalName(stop)))")
         log("stopped")
         return .success
     }

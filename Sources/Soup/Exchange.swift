@@ -75,6 +75,7 @@ final class Exchange: @unchecked Sendable {
 
     private func respond(_ original: HTTPResponse) async {
         var response = original
+        var delivered = false
         var file: FileHandle?
         var fileSize: Int64 = 0
         var removeAfterwards: String?
@@ -84,17 +85,24 @@ final class Exchange: @unchecked Sendable {
                 file = handle
                 fileSize = size
             } else {
+                // What the owner asked to send is not what goes: `onFinished` will say false.
                 response = .error(404, "no such file: \((path as NSString).lastPathComponent)")
             }
         }
         defer {
             try? file?.close()
+            original.onFinished?(delivered)
             if let removeAfterwards { unlink(removeAfterwards) }
         }
 
         guard !isEnded else { return }
-        let pump = await core.onContext { [self, response, fileSize] in begin(response, fileSize: fileSize) }
-        guard pump else { return }
+        let begun = await core.onContext { [self, response, fileSize] in begin(response, fileSize: fileSize) }
+        guard let pump = begun else { return }
+        guard pump else {
+            // No body to pump: soup has all of it (unless a 404 replaced a missing file).
+            if case .file = original.body { delivered = file != nil } else { delivered = true }
+            return
+        }
 
         switch response.body {
         case .file:
@@ -110,19 +118,25 @@ final class Exchange: @unchecked Sendable {
                 remaining -= Int64(chunk.count)
                 guard await write(chunk) else { return }
             }
+            delivered = remaining == 0
         case .stream(let stream):
+            var broken = false
             for await chunk in stream where !chunk.isEmpty {
-                guard await write(chunk) else { break }
+                guard await write(chunk) else {
+                    broken = true
+                    break
+                }
             }
-            if !isEnded { await core.onContext { [self] in complete() } }
+            if !broken, !isEnded { delivered = await core.onContext { [self] in complete() } }
         case .empty, .bytes:
             break
         }
     }
 
-    /// Context thread: status, headers and (for bytes) the body; true when a body pump follows.
-    private func begin(_ response: HTTPResponse, fileSize: Int64) -> Bool {
-        guard !ended else { return false }
+    /// Context thread: status, headers and (for bytes) the body; true when a body pump
+    /// follows, nil when the exchange had ended.
+    private func begin(_ response: HTTPResponse, fileSize: Int64) -> Bool? {
+        guard !ended else { return nil }
         core.writeHead(message, response)
         let headers = soup_server_message_get_response_headers(message)
         let body = soup_server_message_get_response_body(message)
@@ -163,12 +177,15 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    /// Context thread: the stream ended; soup writes the last chunk and finishes.
-    private func complete() {
-        guard !ended else { return }
+    /// Context thread: the stream ended; soup writes the last chunk and finishes. False when
+    /// the exchange had ended.
+    @discardableResult
+    private func complete() -> Bool {
+        guard !ended else { return false }
         soup_message_body_complete(soup_server_message_get_response_body(message))
         connection.sending()
         soup_server_message_unpause(message)
+        return true
     }
 
     // MARK: Signals and the socket watch (context thread)

@@ -5,6 +5,11 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: HTTPBody
+    /// Called once when the exchange is over: true when the whole response was handed to
+    /// the client's connection, false when it ended before (the client went away, the
+    /// server stopped). Runs before a `removeWhenDone` file is deleted, so the owner of a
+    /// file the client did not get can still keep it.
+    public var onFinished: (@Sendable (_ delivered: Bool) -> Void)?
 
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: HTTPBody = .empty) {
         self.status = status

@@ -42,6 +42,33 @@ final class ServeCommandLineTests: XCTestCase {
                       missing.stderr)
     }
 
+    /// What GLib would read without a word — a NUL byte ending a value (`fps = 3\0 00` as 3),
+    /// a group written twice (merged), bytes that are not UTF-8 — stops the daemon with the
+    /// file and line (exit 2), and `--print-config` prints nothing changed either.
+    func testConfigTextGLibWouldChangeIsAnErrorAtItsLine() throws {
+        let cases: [(bytes: [UInt8], expected: String)] = [
+            (Array("[camera]\nfps = 3".utf8) + [0] + Array(" 00\n".utf8), "plumb.ini:2: a NUL byte at column 8"),
+            (Array("[camera]\nfps = 10\n[http]\nlisten = 127.0.0.1:0\n[camera]\nsize = 640x480\n".utf8),
+             "plumb.ini:5: [camera] appears again (first at line 1)"),
+            (Array("[camera]\nfps = 10\nfps = 20\n".utf8), "plumb.ini:3: [camera] fps: fps is set again (first at line 2)"),
+            (Array("[camera]\n# caf".utf8) + [0xE9] + Array("\nfps = 10\n".utf8),
+             "plumb.ini:2: not UTF-8 text at column 6 (byte 0xE9)"),
+        ]
+        for (bytes, expected) in cases {
+            let dir = try temporaryDirectory(self)
+            let file = dir.appendingPathComponent("plumb.ini")
+            try Data(bytes).write(to: file)
+            for extra in [[], ["--print-config"]] {
+                let r = try PlumbProcess.run(PlumbProcess.binary, ["serve", "--config", file.path] + extra, cwd: dir,
+                                             timeout: 30)
+                XCTAssertEqual(r.code, 2, "\(expected) \(extra): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("plumb serve: \(dir.path)/\(expected)"), "expected \"\(expected)\" in: \(r.stderr)")
+                XCTAssertEqual(r.stdout, "", "nothing is printed from a config that was refused")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("recordings").path))
+        }
+    }
+
     func testCommandLineOverridesAndItsErrors() throws {
         // --set and --listen override the file; --print-config shows the result, which reads back.
         let (printed, dir) = try serve("[camera]\nsize = 1920x1080\nfps = 25\n", "--set", "camera.size=640x480",

@@ -33,6 +33,14 @@ enum IndependentReaders {
         return Int(text.prefix(while: \.isNumber)) ?? -1
     }
 
+    /// How many video frames ffprobe decodes (0 when it cannot read the file at all).
+    static func ffprobeFrameCount(_ path: String) throws -> Int {
+        // A file cut before its header is no error here: it holds no frame.
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "quiet", "-select_streams", "v:0",
+                                     "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        return Int(r.stdout.prefix(while: \.isNumber)) ?? 0
+    }
+
     /// `exiftool -n -s3 -TAG`: the tag's numeric value, nil when the file has no such tag.
     static func exiftool(_ tag: String, _ path: String) throws -> Int? {
         let text = try runTool("exiftool", ["-n", "-s3", "-\(tag)", path])

@@ -48,6 +48,34 @@ final class MP4FileTests: XCTestCase {
         }
     }
 
+    /// The frames a file holds, by Plumb and by ffprobe decoding it: whole files in every
+    /// mode, and fragmented files cut anywhere (a disk that filled up, a power cut), where
+    /// only whole samples count.
+    func testVideoSampleCountAgreesWithFfprobeOnWholeAndCutFiles() throws {
+        let dir = try makeTemporaryDirectory(self)
+        for mode in Self.modes {
+            let path = dir.appendingPathComponent("\(mode.name).mp4").path
+            try Self.record(path, muxer: mode.properties, frames: 45)
+            XCTAssertEqual(try MP4File.videoSampleCount(path: path), 45, mode.name)
+            XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(path), 45, mode.name)
+        }
+        // Unfinished fragmented files, as a failed write leaves them (streamable: mp4mux never
+        // goes back to finalize the file), cut at 11 places.
+        for (name, properties) in [("dash", "fragment-duration=200 fragment-mode=dash-or-mss"),
+                                   ("finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise")] {
+            let whole = dir.appendingPathComponent("\(name)-whole.mp4").path
+            try Self.record(whole, muxer: properties + " streamable=true", frames: 90)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+            for k in 1...11 {
+                let cut = dir.appendingPathComponent("\(name)-\(k).mp4").path
+                try bytes.prefix(bytes.count * k / 12).write(to: URL(fileURLWithPath: cut))
+                let plumb = try MP4File.videoSampleCount(path: cut)
+                let ffprobe = try IndependentReaders.ffprobeFrameCount(cut)
+                XCTAssertEqual(plumb, ffprobe, "\(name) cut at \(k)/12 of \(bytes.count) bytes")
+            }
+        }
+    }
+
     func testVersion1TrackHeadersFromAnotherMuxer() throws {
         let dir = try makeTemporaryDirectory(self)
         let source = dir.appendingPathComponent("source.mp4").path

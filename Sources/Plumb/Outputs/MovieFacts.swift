@@ -24,11 +24,18 @@ public struct MovieFacts: Sendable, Hashable, Codable {
     public var file: String
     /// Every file, in order, when the recording split on rotation (nil for one file).
     public var segments: [MovieFacts]?
+    /// Why the file ended by itself (a full disk, a failed encoder, the camera gone); nil
+    /// when it was stopped. `frames` then counts what the file holds, as a reader finds it.
+    public var error: String?
+    /// Why a recording ended before the length it was asked for (a clip cut short by
+    /// `plumb serve` stopping); nil when it got its whole length.
+    public var cutShort: String?
 
     enum CodingKeys: String, CodingKey {
-        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments
+        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments, error
         case startedAt = "started_at"
         case burnedIn = "burned_in"
+        case cutShort = "cut_short"
     }
 
     public init(codec: String, encoder: String, width: Int, height: Int, seconds: Double, frames: Int, bytes: Int,
@@ -55,6 +62,7 @@ public struct MovieFacts: Sendable, Hashable, Codable {
         whole.frames = files.reduce(0) { $0 + $1.frames }
         whole.bytes = files.reduce(0) { $0 + $1.bytes }
         whole.seconds = (files.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000
+        whole.error = files.compactMap(\.error).last
         whole.segments = files
         return whole
     }

@@ -46,6 +46,7 @@ public final class MovieOutput: CaptureOutput {
         var lastPTS: ClockTime?
         var burnIn: Element?
         var successor: MovieOutput?
+        var failedFacts: MovieFacts?
     }
 
     private let state = Mutex(State())
@@ -238,12 +239,15 @@ public final class MovieOutput: CaptureOutput {
             $0.burnIn = nil
         }
         if let error {
+            // Before the waiters hear of the failure, so that they find the facts.
+            let facts = facts(failedWith: error)
+            state.withLock { $0.failedFacts = facts }
             first.fail(error)
             finished.fail(error)
             return
         }
         first.fail(CaptureError.outputFailed(output: kind, GStreamerError(message: "the recording ended before its first frame")))
-        finished.resolve(Result { try facts() })
+        finished.succeed(facts())
     }
 
     // MARK: Facts
@@ -275,7 +279,33 @@ public final class MovieOutput: CaptureOutput {
         }
     }
 
-    func facts() throws -> MovieFacts {
+    /// When the recording ended by itself (its branch failed, or the camera did): the file's
+    /// facts as the file holds them, and why. Set before `finished` fails.
+    public var factsAfterFailure: MovieFacts? { state.withLock { $0.failedFacts } }
+
+    /// The facts of a file whose branch failed: the frames a reader finds in it (the muxer
+    /// was given more: on a full disk the fragment being written is lost), its length from
+    /// them, and the cause.
+    private func facts(failedWith error: any Error) -> MovieFacts {
+        var facts = facts()
+        let rate = state.withLock { $0.rate.perSecond }
+        facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
+        facts.seconds = rate > 0 ? (Double(facts.frames) / rate * 1000).rounded() / 1000 : 0
+        facts.error = cause(of: error)
+        return facts
+    }
+
+    /// The error in words a user acts on: a full disk says so (GStreamer's "No space left on
+    /// the resource" names neither the disk nor the file).
+    private func cause(of error: any Error) -> String {
+        if case CaptureError.outputFailed(_, let failure) = error, failure.domain == GStreamerError.resourceDomain,
+           failure.code == 14 {  // GST_RESOURCE_ERROR_NO_SPACE_LEFT
+            return "No space left on device: cannot write \(url.path)"
+        }
+        return "\(error)"
+    }
+
+    func facts() -> MovieFacts {
         let s = state.withLock { $0 }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         let seconds = s.firstPTS.flatMap { f in s.lastEnd.map { Double($0 - f) / Double(ClockTime.second) } } ?? 0

@@ -48,6 +48,27 @@ public final class Recording: Sendable {
         }
     }
 
+    /// After `stop()` threw because a file ended by itself (a full disk, a failed encoder, the
+    /// camera gone): every file's facts as the files hold them, the failed one with its
+    /// `error`. nil while the recording runs and after a clean stop.
+    public var factsAfterFailure: MovieFacts? {
+        var files: [MovieFacts] = []
+        var failed = false
+        for segment in segments {
+            switch segment.finished.result {
+            case .success(let facts)?:
+                files.append(facts)
+            case .failure?:
+                guard let facts = segment.factsAfterFailure else { return nil }
+                files.append(facts)
+                failed = true
+            case nil:
+                return nil
+            }
+        }
+        return failed ? MovieFacts.combining(files) : nil
+    }
+
     /// Sends EOS into the recording's branch only, waits until every file is finalized,
     /// and returns the facts (every file listed in `segments` when there are several).
     /// Calling it again returns the same facts.

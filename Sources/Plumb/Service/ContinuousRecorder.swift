@@ -276,11 +276,7 @@ public actor ContinuousRecorder {
             // The camera runs but the file cannot be written: retrying would fail again.
             wanted = false
         }
-        let facts = await finalize(recording)
-        if !cameraGone {
-            report("the recording stopped by itself after \(facts?.frames ?? 0) frames "
-                   + "(see the error before); POST /recording/start to record again")
-        }
+        await finalize(recording, advice: cameraGone ? nil : "POST /recording/start to record again")
     }
 
     /// Stops the current file (if any), reports it, and forgets it.
@@ -294,23 +290,39 @@ public actor ContinuousRecorder {
         return await finalize(recording)
     }
 
-    /// Finalizes one recording's files and says so.
-    private func finalize(_ recording: Recording) async -> MovieFacts? {
+    /// Finalizes one recording's files and says so. A recording that ended by itself (a full
+    /// disk, a failed encoder, the camera gone) is reported with its cause and the frames its
+    /// file really holds; `advice` says what to do about it.
+    @discardableResult
+    private func finalize(_ recording: Recording, advice: String? = nil) async -> MovieFacts? {
+        let facts: MovieFacts
         do {
-            let facts = try await recording.stop()
-            for file in facts.segments ?? [facts] {
-                let name = file.file.lastPathComponentOfPath
-                // A file left by a split was announced then.
-                guard firstAnnouncement(of: name) else { continue }
-                publish(.recordingStopped(file: name, facts: file))
-                log("recorded \(name): \(file.frames) frames, \(file.seconds) s, \(file.bytes) bytes")
-            }
-            return facts
+            facts = try await recording.stop()
         } catch {
             let name = recording.url.lastPathComponent
-            publish(.recordingStopped(file: name, facts: nil))
-            report("the recording \(name) ended with an error: \(error)")
-            return nil
+            guard let salvaged = recording.factsAfterFailure else {
+                publish(.recordingStopped(file: name, facts: nil))
+                report("the recording \(name) ended with an error: \(error)" + (advice.map { "; \($0)" } ?? ""))
+                return nil
+            }
+            announce(salvaged)
+            let failed = (salvaged.segments ?? [salvaged]).last { $0.error != nil } ?? salvaged
+            report("the recording \(failed.file.lastPathComponentOfPath) stopped by itself: \(failed.error ?? "\(error)"); "
+                   + "the file holds \(failed.frames) frames (\(failed.seconds) s)" + (advice.map { "; \($0)" } ?? ""))
+            return salvaged
+        }
+        announce(facts)
+        return facts
+    }
+
+    /// `recording-stopped` and a log line for each file not announced yet.
+    private func announce(_ facts: MovieFacts) {
+        for file in facts.segments ?? [facts] {
+            let name = file.file.lastPathComponentOfPath
+            // A file left by a split was announced then.
+            guard firstAnnouncement(of: name) else { continue }
+            publish(.recordingStopped(file: name, facts: file))
+            log("recorded \(name): \(file.frames) frames, \(file.seconds) s, \(file.bytes) bytes")
         }
     }
 

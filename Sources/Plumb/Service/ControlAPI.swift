@@ -41,6 +41,8 @@ public struct CameraStatus: Sendable, Equatable, Encodable {
     public var publish: String?
     /// Where the angle comes from ("fixed:0", "iio:...", "replay:FILE").
     public var rotationSource: String?
+    /// The last error the daemon reported (`error` event) and when; nil when none yet.
+    public var lastError: LastError?
 
     public init(camera: String, caps: String? = nil, measuredFPS: Double? = nil, orientation: Int = 0,
                 recordingFile: String? = nil, rtspClients: Int = 0) {
@@ -63,12 +65,17 @@ public struct CapturedPhoto: Sendable {
 }
 
 public struct CapturedClip: Sendable {
-    /// A temporary MP4; deleted after it is sent (or the client goes away).
+    /// A temporary MP4; deleted after it is sent (or the client goes away), unless `sent`
+    /// takes care of it.
     public var path: String
     public var facts: any Encodable & Sendable
-    public init(path: String, facts: any Encodable & Sendable) {
+    /// Told whether the client got the whole clip, once the answer is over; it then owns
+    /// the file. nil: the API deletes the file.
+    public var sent: (@Sendable (_ delivered: Bool) -> Void)?
+    public init(path: String, facts: any Encodable & Sendable, sent: (@Sendable (_ delivered: Bool) -> Void)? = nil) {
         self.path = path
         self.facts = facts
+        self.sent = sent
     }
 }
 
@@ -118,9 +125,17 @@ public final class ControlAPI: Sendable {
         r.post("/clip") { [self] request in
             let seconds = try Self.clipSeconds(request.query["seconds"])
             let clip = try await backend.recordClip(seconds: seconds)
-            return .file(clip.path, contentType: "video/mp4",
-                         headers: ["X-Plumb-Clip": try JSON.headerValue(AnyEncodable(clip.facts))],
-                         removeWhenDone: true)
+            let facts: String
+            do {
+                facts = try JSON.headerValue(AnyEncodable(clip.facts))
+            } catch {
+                if let sent = clip.sent { sent(false) } else { unlink(clip.path) }
+                throw error
+            }
+            var response = HTTPResponse.file(clip.path, contentType: "video/mp4", headers: ["X-Plumb-Clip": facts],
+                                             removeWhenDone: clip.sent == nil)
+            response.onFinished = clip.sent
+            return response
         }
         r.post("/recording/start") { [self] _ in .json(AnyEncodable(try await backend.startRecording())) }
         r.post("/recording/stop") { [self] _ in .json(AnyEncodable(try await backend.stopRecording())) }
@@ -143,7 +158,7 @@ public final class ControlAPI: Sendable {
             case camera, caps, fps, orientation, recording, rtspClients = "rtsp_clients"
             case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
-            case warnings
+            case warnings, lastError = "last_error"
         }
 
         struct Recording: Encodable {
@@ -178,6 +193,7 @@ public final class ControlAPI: Sendable {
             try c.encode(diskFreeBytes, forKey: .diskFreeBytes)
             try c.encode(recordingsFolder, forKey: .recordingsFolder)
             try c.encode(warnings, forKey: .warnings)
+            try c.encode(camera.lastError, forKey: .lastError)
         }
     }
 

@@ -88,13 +88,14 @@ public struct RecordingsFolder: Sendable {
     }
 
     /// A path for a new file that does not exist yet, named after `date` (UTC,
-    /// sortable, no colons): `2026-11-29T21-04-05Z.mp4`, then `...Z-2.mp4`.
-    public func newFile(extension ext: String, date: Date = Date()) -> String {
+    /// sortable, no colons): `2026-11-29T21-04-05Z.mp4`, then `...Z-2.mp4`; `prefix`
+    /// goes before the date (`clip-2026-...`).
+    public func newFile(extension ext: String, date: Date = Date(), prefix: String = "") -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss'Z'"
-        let stem = formatter.string(from: date)
+        let stem = prefix + formatter.string(from: date)
         var candidate = "\(path)/\(stem).\(ext)"
         var n = 2
         while FileManager.default.fileExists(atPath: candidate) {

@@ -120,16 +120,18 @@ extension ServeConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(origin: .file(path), message: "cannot read the config file: permission denied")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(origin: .file(path), message: "the config file is not UTF-8 text")
-        }
-        return try parse(text: text, origin: .file(path))
+        // NUL bytes and invalid UTF-8 are found here, at their line: GLib would cut a value
+        // short at a NUL, and its encoding error names no line.
+        try ConfigTextCheck.check(bytes: [UInt8](data), origin: .file(path))
+        return try parse(text: String(decoding: data, as: UTF8.self), origin: .file(path))
     }
 
     /// Parses config text; `origin` names it in errors.
     public static func parse(text: String, origin: ConfigError.Origin = .text) throws(ConfigError) -> ServeConfig {
         let file = KeyFile()
         let lines = ConfigLineLocator(text: text)
+        try ConfigTextCheck.check(bytes: Array(text.utf8), origin: origin)
+        try ConfigTextCheck.checkRepeats(lines, origin: origin)
         do {
             try file.load(text: text)
         } catch {

@@ -102,12 +102,14 @@ public actor ServeDaemon {
             publish: { events.publish($0) }, log: log)
         self.recorder = recorder
         let rotationSource = choices.accelerometer.description
-        let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps) {
+        let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps,
+                                     log: log) {
             var extras = SessionBackend.StatusExtras()
             extras.rtspClients = preview.clientCount
             extras.rtspURL = preview.url
             extras.publish = publisher.map { "\($0.state)" }
             extras.rotationSource = rotationSource
+            extras.lastError = events.lastError.current
             return extras
         }
         self.backend = backend
@@ -174,13 +176,23 @@ public actor ServeDaemon {
         }
     }
 
-    /// Finalizes every file, closes every client and the camera. Idempotent.
-    public func shutdown() async {
+    /// How long a stop waits for clients to take the clips it cut short; what is not taken
+    /// by then is kept in the recordings folder.
+    public static let clipDeliveryLimit: Duration = .seconds(15)
+
+    /// Finalizes every file, closes every client and the camera. Idempotent. Clips being
+    /// recorded are cut where they stand and answered first, their facts saying `reason`.
+    public func shutdown(reason: String = "plumb serve is stopping") async {
         guard !stopping else { return }
         stopping = true
         supervisor?.cancel()
         for task in watchers { task.cancel() }
+        let clips = backend.cutClips(because: reason)
+        if clips > 0 { log("\(reason): cutting \(clips) clip\(clips == 1 ? "" : "s") short and answering them") }
         await recorder.shutdown()
+        if await !backend.waitForClips(limit: Self.clipDeliveryLimit) {
+            report("a client did not take its clip within \(Self.clipDeliveryLimit): it is kept in the recordings folder")
+        }
         preview.stop()
         publisher?.stop()
         api.events.finishAll()
@@ -348,9 +360,14 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Sends events to the control API once it exists (the recorder is made before it).
+/// Sends events to the control API once it exists (the recorder is made before it), and
+/// keeps the last `error` for `GET /status`.
 final class EventRelay: Sendable {
     private let target = Mutex<ControlAPI?>(nil)
+    let lastError = LastErrorBox()
     func set(_ api: ControlAPI) { target.withLock { $0 = api } }
-    func publish(_ event: ServiceEvent) { target.withLock { $0 }?.publish(event) }
+    func publish(_ event: ServiceEvent) {
+        if case .error(let message) = event { lastError.record(message) }
+        target.withLock { $0 }?.publish(event)
+    }
 }

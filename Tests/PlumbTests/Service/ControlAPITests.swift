@@ -106,8 +106,8 @@ final class ControlAPITests: XCTestCase {
         // Every key the README lists is there; those without a value are null, not missing.
         XCTAssertEqual(Set(json.keys), ["camera", "state", "problem", "caps", "fps", "orientation", "recording",
                                         "rtsp_clients", "rtsp_url", "publish", "rotation", "disk_free_bytes",
-                                        "uptime_seconds", "recordings_folder", "warnings"])
-        for key in ["state", "problem", "rtsp_url", "publish", "rotation"] {
+                                        "uptime_seconds", "recordings_folder", "warnings", "last_error"])
+        for key in ["state", "problem", "rtsp_url", "publish", "rotation", "last_error"] {
             XCTAssertTrue(json[key] is NSNull, "\(key) is \(String(describing: json[key])), not null")
         }
         let idle = try XCTUnwrap(json["recording"] as? [String: Any])

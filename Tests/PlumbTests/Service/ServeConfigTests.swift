@@ -275,10 +275,97 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(noGroup.line, 1)
     }
 
-    func testDuplicateKeysKeepTheLastValueAndReportItsLine() throws {
-        XCTAssertEqual(try ServeConfig.parse(text: "[camera]\nfps = 10\nfps = 20\n").camera.fps, 20)
-        let error = try loadError("[camera]\nfps = 10\n[http]\n[camera]\nfps = 0\n")
-        XCTAssertEqual(error.line, 5)
+    /// Loads raw bytes from a real file and returns the error they must raise.
+    private func loadError(bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) throws -> ConfigError {
+        let url = directory.appendingPathComponent("plumb.ini")
+        try Data(bytes).write(to: url)
+        do {
+            let config = try ServeConfig.load(path: url.path)
+            XCTFail("expected an error, got \(config)", file: file, line: line)
+            throw ExpectedAnError()
+        } catch let error as ConfigError {
+            return error
+        }
+    }
+
+    /// GLib would end the value at the NUL (`fps = 3\0 00` read as 3): an error at its line,
+    /// from a file and from text alike.
+    func testNULByteIsAnErrorAtItsLine() throws {
+        let text = "[camera]\nsize = 640x480\nfps = 3\u{0} 00\n"
+        let error = try loadError(bytes: Array(text.utf8))
+        XCTAssertEqual(error.line, 3, error.description)
+        XCTAssertTrue(error.description.hasSuffix("plumb.ini:3: a NUL byte at column 8: a config file is text, "
+                                                  + "and GLib would end the line's value there; remove it"), error.description)
+        XCTAssertThrowsError(try ServeConfig.parse(text: text)) { error in
+            XCTAssertEqual((error as? ConfigError)?.line, 3, "\(error)")
+        }
+    }
+
+    /// Bytes that are not UTF-8: the error names the line and the column.
+    func testNonUTF8IsAnErrorAtItsLine() throws {
+        // Latin-1 "café" in a comment on line 3.
+        let bytes: [UInt8] = Array("[camera]\nfps = 30\n# caf".utf8) + [0xE9] + Array("\nsize = 640x480\n".utf8)
+        let error = try loadError(bytes: bytes)
+        XCTAssertEqual(error.line, 3, error.description)
+        XCTAssertTrue(error.description.hasSuffix("plumb.ini:3: not UTF-8 text at column 6 (byte 0xE9); save the file as UTF-8"),
+                      error.description)
+        // Overlong forms and surrogates are not UTF-8 either.
+        for bad: [UInt8] in [[0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] {
+            let e = try loadError(bytes: Array("[camera]\ndevice = ".utf8) + bad + [0x0A])
+            XCTAssertEqual(e.line, 2, "\(bad): \(e)")
+            XCTAssertTrue(e.message.contains("not UTF-8"), "\(bad): \(e)")
+        }
+        // Well-formed multi-byte text is fine.
+        XCTAssertEqual(try ServeConfig.load(path: try write("# café → 📷\n[camera]\nfps = 25\n")).camera.fps, 25)
+    }
+
+    /// A group written twice would be merged, a key written twice would keep its last value:
+    /// each is an error at the second one's line that names the first.
+    func testRepeatedGroupsAndKeysAreErrorsNamingBothLines() throws {
+        let group = try loadError("[camera]\nfps = 10\n[http]\nlisten = 127.0.0.1:8080\n [camera] \nsize = 640x480\n")
+        XCTAssertEqual(group.line, 5)
+        XCTAssertEqual(group.group, "camera")
+        XCTAssertTrue(group.description.hasSuffix("plumb.ini:5: [camera] appears again (first at line 1); "
+                                                  + "write each group once, with all its keys under it"), group.description)
+        let key = try loadError("[camera]\nfps = 10\n# the real rate:\nfps = 20\n")
+        XCTAssertEqual(key.line, 4)
+        XCTAssertEqual(key.key, "fps")
+        XCTAssertTrue(key.description.contains("plumb.ini:4: [camera] fps: fps is set again (first at line 2)"),
+                      key.description)
+        // The same key in two groups is two keys.
+        XCTAssertEqual(try ServeConfig.parse(text: "[preview]\nport = 8554\n[http]\nlisten = 127.0.0.1:1\n").preview.port, 8554)
+    }
+
+    /// What fuzzing found GKeyFile refusing (or reading) where Plumb found no line: each error
+    /// names its line now.
+    func testFuzzFindingsNameTheirLine() throws {
+        let cases: [(text: String, line: Int, says: String)] = [
+            // A key name with a bracket in it (GLib: "Invalid key name").
+            ("[camera]\nfps = 30\nsi]ze = 640x480\n", 3, "syntax error: Invalid key name"),
+            // A control character in a group name (GLib: "Invalid group name").
+            ("[camera]\nfps = 30\n[re\rcording]\n", 3, "syntax error: Invalid group name"),
+            // GLib drops the ASCII blanks before "=" (g_ascii_isspace: CR and FF too, not VT).
+            ("[http]\nlisten\r = 127.0.0.1:8080\nlistn = 1\n", 3, "unknown key \"listn\""),
+            ("[camera]\nfps\u{0C} = 0\n", 2, "expected a whole number"),
+            ("[camera]\nfps\u{0B} = 0\n", 2, "unknown key"),
+            // A combining mark after "=" or "[" makes one Character with it, not for GLib.
+            ("[camera]\nfps =\u{301}30\n", 2, "expected a whole number"),
+            ("[\u{301}camera]\nfps = 30\n", 1, "unknown group"),
+        ]
+        for (text, line, says) in cases {
+            let error = try loadError(text)
+            XCTAssertEqual(error.line, line, "\(text.debugDescription): \(error)")
+            XCTAssertTrue(error.message.contains(says), "\(text.debugDescription): \(error)")
+        }
+    }
+
+    /// CRLF files (GKeyFile reads them) get line numbers too.
+    func testCRLFLinesAreNamed() throws {
+        let error = try loadError("[camera]\r\nsize = 640x480\r\nfps = 0\r\n")
+        XCTAssertEqual(error.line, 3, error.description)
+        XCTAssertEqual(try ServeConfig.parse(text: "[camera]\r\nfps = 12\r\n").camera.fps, 12)
+        let repeated = try loadError("[camera]\r\nfps = 1\r\n[camera]\r\n")
+        XCTAssertEqual(repeated.line, 3, repeated.description)
     }
 
     func testUnreadableFiles() throws {
@@ -292,7 +379,7 @@ final class ServeConfigTests: XCTestCase {
         let binary = directory.appendingPathComponent("binary.ini")
         try Data([0x5B, 0x63, 0x5D, 0x0A, 0xFF, 0xFE, 0x0A]).write(to: binary)
         XCTAssertThrowsError(try ServeConfig.load(path: binary.path)) { error in
-            XCTAssertTrue("\(error)".contains("not UTF-8"), "\(error)")
+            XCTAssertTrue("\(error)".contains("binary.ini:2: not UTF-8 text at column 1 (byte 0xFF)"), "\(error)")
         }
     }
 

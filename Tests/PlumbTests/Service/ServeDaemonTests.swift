@@ -19,7 +19,7 @@ final class ServeDaemonTests: XCTestCase {
         func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
     }
 
-    private func config(folder: URL) -> ServeConfig {
+    func config(folder: URL) -> ServeConfig {
         var config = ServeConfig()
         config.camera.device = .test
         config.camera.size = .init(width: 320, height: 240)
@@ -69,6 +69,48 @@ final class ServeDaemonTests: XCTestCase {
         }
         XCTAssertTrue(lines.contains("camera lost: "), "\(lines.all)")
         XCTAssertTrue(lines.contains("test: unplugged"), "\(lines.all)")
+    }
+}
+
+extension ServeDaemonTests {
+    /// A clip that a stop cuts short while its client cannot take it (`sent(false)`: gone,
+    /// or not reading) is kept in the recordings folder and named in the log, and the stop
+    /// waits for the answer's fate before it closes the HTTP server.
+    func testAClipCutByAStopThatCannotBeDeliveredIsKeptAndNamed() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = Lines()
+        var config = config(folder: dir)
+        config.recording.continuous = false
+        let daemon = try ServeDaemon(config: config, choices: try ServeChoices.resolve(config), log: lines.add)
+        _ = try await daemon.start()
+        guard case .running(let session) = daemon.camera.current else { return XCTFail("the camera did not open: \(lines.all)") }
+        try await session.waitForFrames(10)
+
+        let asked = Task { try await daemon.backend.recordClip(seconds: 20) }
+        try await Task.sleep(for: .seconds(2))
+        let stopped = Mutex(false)
+        let stop = Task {
+            await daemon.shutdown(reason: "the test stops it")
+            stopped.withLock { $0 = true }
+        }
+        let clip = try await asked.value
+        let facts = try XCTUnwrap(clip.facts as? MovieFacts)
+        XCTAssertTrue(facts.cutShort?.hasPrefix("the test stops it: ") == true, "\(facts)")
+        XCTAssertLessThan(facts.seconds, 10)
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertFalse(stopped.withLock { $0 }, "the stop must wait for the clip's answer")
+
+        clip.sent?(false)
+        await stop.value
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        let kept = try XCTUnwrap(names.first { $0.hasPrefix("clip-") && $0.hasSuffix(".mp4") }, "\(names)")
+        XCTAssertFalse(names.contains { $0.hasPrefix(SessionBackend.clipPrefix) }, "no temporary clip is left: \(names)")
+        XCTAssertTrue(lines.contains("clip kept: \(dir.path)/\(kept): \(facts.frames) frames (the test stops it: "),
+                      "\(lines.all)")
+        XCTAssertTrue(lines.contains("s asked for); its client could not take it"), "\(lines.all)")
+        XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(dir.appendingPathComponent(kept).path), facts.frames)
+        // Listed like any recording.
+        XCTAssertEqual(try daemon.folder.list().map(\.name), [kept])
     }
 }
 
