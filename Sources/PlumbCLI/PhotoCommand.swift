@@ -8,6 +8,7 @@ import Plumb
 enum PhotoCommand: Command {
     static let name = "photo"
     static let summary = "take one photo (JPEG with EXIF) and print its facts as JSON"
+    static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
         Usage: plumb photo [-o FILE] [--camera NAME|PATH|test] [--size WxH]
                            [--settle MS | --settle-frames N] [--quality Q] [--gps LAT,LON[,ALT]]

@@ -8,6 +8,7 @@ import Plumb
 enum RecordCommand: Command {
     static let name = "record"
     static let summary = "record N seconds to an MP4 (H.264/H.265) and print its facts as JSON"
+    static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
         Usage: plumb record --seconds N [-o FILE] [--camera NAME|PATH|test] [--size WxH]
                             [--fps N] [--codec h264|h265] [--accelerometer SPEC] [--mount ANGLE]
