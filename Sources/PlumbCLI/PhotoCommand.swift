@@ -68,7 +68,7 @@ enum PhotoCommand: Command {
         let observer: RotationObserver?
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver()
+            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb photo: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
         } catch {

@@ -78,7 +78,7 @@ enum RecordCommand: Command {
         let observer: RotationObserver?
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver()
+            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb record: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
         } catch {

@@ -45,7 +45,7 @@ enum RunCommand: Command {
         }
         var rotator: RoleRotator?
         do {
-            if let observer = try rotation.makeObserver() {
+            if let observer = try rotation.makeObserver(fallback: { FileHandle.standardError.write("plumb run: warning: \($0)\n") }) {
                 let r = try RoleRotator(pipeline: pipeline, observer: observer)
                 if r.isEmpty {
                     FileHandle.standardError.write("warning: \(file) has no preview_flip or rec_mux element: "
