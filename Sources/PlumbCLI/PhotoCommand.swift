@@ -78,6 +78,10 @@ enum PhotoCommand: Command {
             ?? .milliseconds(settleMS ?? (source.isTestPattern ? 0 : 800))
 
         let interrupt = Interrupt(abortMessage: "plumb photo: aborted by a second signal; no photo was written")
+        // The sensor is read from the moment the camera opens, as a real one would be: a turn
+        // while the exposure settles counts (a replay's timeline starts here too).
+        observer?.start()
+        defer { observer?.stop() }
         let session: CaptureSession
         do {
             session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(30))
@@ -92,7 +96,8 @@ enum PhotoCommand: Command {
                 case .frames(let n) where n > 0: try await session.waitForFrames(n)
                 default: break
                 }
-                // The angle at the moment of capture: the sensor's, read now.
+                // The angle at the moment of capture: the sensor's latest (waiting for its
+                // first sample if none came yet).
                 if let observer {
                     await observer.firstReading()
                     await session.setRotation(observer.angles)

@@ -34,6 +34,22 @@ final class RotationOptionTests: XCTestCase {
         XCTAssertEqual(exif.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "8")
     }
 
+    /// The sensor is read from the moment the camera opens: a turn during the settle time is
+    /// in the still, a turn after the shutter is not.
+    func testAPhotoGetsTheTurnMadeWhileTheExposureSettles() throws {
+        let dir = try temporaryDirectory(self)
+        let replay = dir.appendingPathComponent("turn.txt")
+        // Upright, turned 90° clockwise after 0.2 s, upside down after 30 s.
+        try "0 0 9.81 0\n200 -9.81 0 0\n30000 0 -9.81 0\n".write(to: replay, atomically: true, encoding: .utf8)
+        let file = dir.appendingPathComponent("settled.jpg")
+        let r = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120", "-o", file.path,
+                                       "--settle", "2000", "--accelerometer", "replay:\(replay.path)")
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertEqual(try exif(file)["Orientation"], "6", "the device was turned 90° clockwise when the shutter fired")
+        let facts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(facts["orientation"] as? Int, 6)
+    }
+
     func testRecordingCarriesTheMatrix() throws {
         let dir = try temporaryDirectory(self)
         for angle in [90, 270] {
