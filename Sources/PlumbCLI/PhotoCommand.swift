@@ -17,7 +17,8 @@ enum PhotoCommand: Command {
         Opens the camera, lets its exposure settle, takes one frame as a JPEG, closes the
         camera, writes the file and prints its facts as one line of JSON on stdout:
         camera, width, height, bytes, taken_at, orientation, gps, quality, file.
-        EXIF carries Make/Model (the camera), DateTimeOriginal, Orientation and GPS.
+        EXIF carries Make/Model (the camera), DateTimeOriginal (local time, with its UTC
+        offset in OffsetTimeOriginal), Orientation and GPS.
         The file appears complete or not at all (written aside, then moved into place).
 
         Options:
