@@ -1,19 +1,6 @@
 import Foundation
 
 extension ExifTIFF {
-    enum TimeTag {
-        static let dateTime: UInt16 = 0x0132
-        static let exifVersion: UInt16 = 0x9000
-        static let dateTimeOriginal: UInt16 = 0x9003
-        static let dateTimeDigitized: UInt16 = 0x9004
-        static let offsetTime: UInt16 = 0x9010
-        static let offsetTimeOriginal: UInt16 = 0x9011
-        static let offsetTimeDigitized: UInt16 = 0x9012
-        static let subSecTime: UInt16 = 0x9290
-        static let subSecTimeOriginal: UInt16 = 0x9291
-        static let subSecTimeDigitized: UInt16 = 0x9292
-    }
-
     /// When the picture was taken, the EXIF 2.31 way: DateTime (IFD0), DateTimeOriginal and
     /// DateTimeDigitized (Exif IFD) as the wall-clock time in `timeZone`; OffsetTime,
     /// OffsetTimeOriginal and OffsetTimeDigitized with that zone's UTC offset ("+05:30"),
@@ -31,17 +18,17 @@ extension ExifTIFF {
         let zone = String(format: "%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 3600, abs(offset) % 3600 / 60)
         let subSeconds = String(format: "%03d", Int(fraction))
 
-        ifd0.set(.ascii(TimeTag.dateTime, local))
+        ifd0.set(.ascii(Tag.dateTime, local))
         var exif = ifd0.children[Tag.exifIFD] ?? Directory()
         // "0231" or later: the version sorts as its four digits.
-        let version = exif.entry(TimeTag.exifVersion)?.value ?? []
+        let version = exif.entry(Tag.exifVersion)?.value ?? []
         if version.count != 4 || version.lexicographicallyPrecedes(Array("0231".utf8)) {
-            exif.set(Entry(tag: TimeTag.exifVersion, type: 7, count: 4, value: Array("0231".utf8)))
+            exif.set(Entry(tag: Tag.exifVersion, type: 7, count: 4, value: Array("0231".utf8)))
         }
-        for (tag, text) in [(TimeTag.dateTimeOriginal, local), (TimeTag.dateTimeDigitized, local),
-                            (TimeTag.offsetTime, zone), (TimeTag.offsetTimeOriginal, zone), (TimeTag.offsetTimeDigitized, zone),
-                            (TimeTag.subSecTime, subSeconds), (TimeTag.subSecTimeOriginal, subSeconds),
-                            (TimeTag.subSecTimeDigitized, subSeconds)] {
+        for (tag, text) in [(Tag.dateTimeOriginal, local), (Tag.dateTimeDigitized, local),
+                            (Tag.offsetTime, zone), (Tag.offsetTimeOriginal, zone), (Tag.offsetTimeDigitized, zone),
+                            (Tag.subSecTime, subSeconds), (Tag.subSecTimeOriginal, subSeconds),
+                            (Tag.subSecTimeDigitized, subSeconds)] {
             exif.set(.ascii(tag, text))
         }
         setSubdirectory(Tag.exifIFD, exif)

@@ -33,7 +33,18 @@ struct ExifTIFF: Equatable {
         }
     }
 
+    /// The tags this writer knows by name.
     enum Tag {
+        static let dateTime: UInt16 = 0x0132
+        static let exifVersion: UInt16 = 0x9000
+        static let dateTimeOriginal: UInt16 = 0x9003
+        static let dateTimeDigitized: UInt16 = 0x9004
+        static let offsetTime: UInt16 = 0x9010
+        static let offsetTimeOriginal: UInt16 = 0x9011
+        static let offsetTimeDigitized: UInt16 = 0x9012
+        static let subSecTime: UInt16 = 0x9290
+        static let subSecTimeOriginal: UInt16 = 0x9291
+        static let subSecTimeDigitized: UInt16 = 0x9292
         static let exifIFD: UInt16 = 0x8769
         static let gpsIFD: UInt16 = 0x8825
         static let interoperabilityIFD: UInt16 = 0xA005
@@ -70,7 +81,8 @@ struct ExifTIFF: Equatable {
 
     // MARK: Reading
 
-    init(parsing bytes: UnsafeRawBufferPointer) throws(MediaError) {
+    /// The TIFF header: a view in the structure's byte order, and where IFD0 is.
+    static func header(of bytes: UnsafeRawBufferPointer) throws(MediaError) -> (view: ByteView, ifd0: Int) {
         var view = ByteView(bytes)
         if view.matches(Array("II".utf8), at: 0) {
             view.littleEndian = true
@@ -78,9 +90,14 @@ struct ExifTIFF: Equatable {
             throw .malformed("EXIF data has no byte order mark (II or MM)")
         }
         guard try view.uint16(2, "the TIFF magic number") == 42 else { throw .malformed("EXIF data is not TIFF") }
+        return (view, Int(try view.uint32(4, "the IFD0 offset")))
+    }
+
+    init(parsing bytes: UnsafeRawBufferPointer) throws(MediaError) {
+        let (view, start) = try Self.header(of: bytes)
         littleEndian = view.littleEndian
         var visited: Set<Int> = []
-        let (ifd0, next) = try Self.directory(at: Int(try view.uint32(4, "the IFD0 offset")), in: view, name: "IFD0",
+        let (ifd0, next) = try Self.directory(at: start, in: view, name: "IFD0",
                                               subdirectories: [Tag.exifIFD, Tag.gpsIFD], visited: &visited)
         self.ifd0 = ifd0
         guard next != 0 else { return }

@@ -13,14 +13,7 @@ public enum JPEGExifReader {
 
     /// The Orientation in a TIFF structure (the body of an APP1 Exif segment).
     static func orientation(inTIFF bytes: UnsafeRawBufferPointer) throws(MediaError) -> ExifOrientation? {
-        var view = ByteView(bytes)
-        if view.matches(Array("II".utf8), at: 0) {
-            view.littleEndian = true
-        } else if !view.matches(Array("MM".utf8), at: 0) {
-            throw .malformed("EXIF data has no byte order mark (II or MM)")
-        }
-        guard try view.uint16(2, "the TIFF magic number") == 42 else { throw .malformed("EXIF data is not TIFF") }
-        let ifd = Int(try view.uint32(4, "the IFD0 offset"))
+        let (view, ifd) = try ExifTIFF.header(of: bytes)
         let entries = Int(try view.uint16(ifd, "the IFD0 entry count"))
         try view.check(ifd + 2, entries * 12, "IFD0's \(entries) entries")
         for i in 0..<entries {
