@@ -91,7 +91,7 @@ public struct ServeChoices: Sendable {
                 let device = try IIOAccelerometer(device: .any, sysfsRoot: sysfsRoot).locate()
                 return (.iio(.any), "rotation: IIO accelerometer \(device.name) (\(device.directory)); [rotation] accelerometer = iio")
             } catch {
-                return (.iio(.any), "rotation: iio, not there yet (\(error)); looking for it, the angle holds at 0 meanwhile")
+                return (.iio(.any), "rotation: iio, none yet: \(error); looking for one, the angle holds at 0 meanwhile")
             }
         default:
             // A device named here must exist: the source is checked in `resolve`.

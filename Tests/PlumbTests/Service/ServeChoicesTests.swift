@@ -48,9 +48,10 @@ final class ServeChoicesTests: XCTestCase {
         let fake = FakeSysfs(root: try makeTemporaryDirectory(self, "sysfs"))
         let waiting = try resolve(.iio(path: nil), root: fake.root)
         XCTAssertEqual(waiting.accelerometer, .iio(.any))
-        XCTAssertTrue(waiting.rotationSentence.contains("rotation: iio, not there yet (no IIO accelerometer under"),
+        XCTAssertTrue(waiting.rotationSentence.hasPrefix("rotation: iio, none yet: no IIO accelerometer under "),
                       waiting.rotationSentence)
-        XCTAssertTrue(waiting.rotationSentence.contains("looking for it"), waiting.rotationSentence)
+        XCTAssertTrue(waiting.rotationSentence.hasSuffix("; looking for one, the angle holds at 0 meanwhile"),
+                      waiting.rotationSentence)
         try fake.write(3, "name", "mma8452")
         try fake.raw(3, "0", "9.8", "0")
         let found = try resolve(.iio(path: nil), root: fake.root)
