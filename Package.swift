@@ -38,7 +38,9 @@ let package = Package(
         // GIO's GDBus, for iio-sensor-proxy; the API Plumb uses needs no C shim (typed callbacks only).
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(name: "Plumb", dependencies: ["GStreamer", "Soup", "CGio"]),
-        .executableTarget(name: "PlumbCLI", dependencies: ["Plumb", "GStreamer"]),
+        // What the executable alone needs in C: holding the stop signals before any initializer runs.
+        .target(name: "CPlumbCLIShim"),
+        .executableTarget(name: "PlumbCLI", dependencies: ["Plumb", "GStreamer", "CPlumbCLIShim"]),
         .executableTarget(name: "PlumbBench", dependencies: ["Plumb", "GStreamer"]),
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", path: "Tests/Support"),

@@ -160,7 +160,7 @@ public class Element: Object, @unchecked Sendable {
 
 extension Duration {
     /// Whole nanoseconds, for GstClockTime arguments (negative durations give 0).
-    var nanoseconds: UInt64 {
+    public var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)

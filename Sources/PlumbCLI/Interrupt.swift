@@ -9,14 +9,18 @@ import Synchronization
 /// between steps. Before aborting, the cleanup set last runs (e.g. removing a
 /// temporary file), so even an abort leaves no partial photo behind.
 final class Interrupt: Sendable {
+    /// The signals an Interrupt watches.
+    static let signals = [SIGINT, SIGTERM]
+
     private let core: Core
     private let watch: SignalWatch
 
-    /// Starts watching SIGINT and SIGTERM. `abortMessage` is printed on a second signal.
+    /// Starts watching SIGINT and SIGTERM; one that came before (caught since the program
+    /// started) counts as received now. `abortMessage` is printed on a second signal.
     init(abortMessage: String) {
         let core = Core(abortMessage: abortMessage)
         self.core = core
-        watch = SignalWatch([SIGINT, SIGTERM]) { core.received($0) }
+        watch = SignalWatch(Self.signals) { core.received($0) }
     }
 
     deinit { watch.cancel() }

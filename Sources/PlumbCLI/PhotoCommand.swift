@@ -8,6 +8,7 @@ import Plumb
 enum PhotoCommand: Command {
     static let name = "photo"
     static let summary = "take one photo (JPEG with EXIF) and print its facts as JSON"
+    static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
         Usage: plumb photo [-o FILE] [--camera NAME|PATH|test] [--size WxH]
                            [--settle MS | --settle-frames N] [--quality Q] [--gps LAT,LON[,ALT]]
@@ -16,7 +17,8 @@ enum PhotoCommand: Command {
         Opens the camera, lets its exposure settle, takes one frame as a JPEG, closes the
         camera, writes the file and prints its facts as one line of JSON on stdout:
         camera, width, height, bytes, taken_at, orientation, gps, quality, file.
-        EXIF carries Make/Model (the camera), DateTimeOriginal, Orientation and GPS.
+        EXIF carries Make/Model (the camera), DateTimeOriginal (local time, with its UTC
+        offset in OffsetTimeOriginal), Orientation and GPS.
         The file appears complete or not at all (written aside, then moved into place).
 
         Options:
@@ -67,7 +69,7 @@ enum PhotoCommand: Command {
         let observer: RotationObserver?
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver()
+            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb photo: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
         } catch {
@@ -77,6 +79,10 @@ enum PhotoCommand: Command {
             ?? .milliseconds(settleMS ?? (source.isTestPattern ? 0 : 800))
 
         let interrupt = Interrupt(abortMessage: "plumb photo: aborted by a second signal; no photo was written")
+        // The sensor is read from the moment the camera opens, as a real one would be: a turn
+        // while the exposure settles counts (a replay's timeline starts here too).
+        observer?.start()
+        defer { observer?.stop() }
         let session: CaptureSession
         do {
             session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(30))
@@ -91,7 +97,8 @@ enum PhotoCommand: Command {
                 case .frames(let n) where n > 0: try await session.waitForFrames(n)
                 default: break
                 }
-                // The angle at the moment of capture: the sensor's, read now.
+                // The angle at the moment of capture: the sensor's latest (waiting for its
+                // first sample if none came yet).
                 if let observer {
                     await observer.firstReading()
                     await session.setRotation(observer.angles)

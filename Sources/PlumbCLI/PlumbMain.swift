@@ -30,8 +30,10 @@ enum PlumbMain {
     }
 
     static func main() async {
-        unblockSignals()
         var args = Array(CommandLine.arguments.dropFirst())
+        // The stop signals are caught from the first instruction (SignalInbox); from here on
+        // only those the command watches are.
+        SignalInbox.release(allBut: commands.first { $0.name == args.first }?.watchedSignals ?? [])
         guard let first = args.first else {
             say(help)
             exit(ExitCode.usage.rawValue)
@@ -65,16 +67,6 @@ enum PlumbMain {
             exit(ExitCode.failure.rawValue)
         }
     }
-}
-
-/// A parent may start us with signals blocked (children of async Swift tests do, for
-/// one): a blocked SIGTERM would never reach its handler. Unblocked here, on the main
-/// thread before any other thread starts, so every thread inherits the mask.
-private func unblockSignals() {
-    var set = sigset_t()
-    sigemptyset(&set)
-    for signal in [SIGINT, SIGTERM, SIGHUP, SIGUSR1] { sigaddset(&set, signal) }
-    pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
 
 extension FileHandle {

@@ -8,6 +8,7 @@ import Plumb
 enum RecordCommand: Command {
     static let name = "record"
     static let summary = "record N seconds to an MP4 (H.264/H.265) and print its facts as JSON"
+    static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
         Usage: plumb record --seconds N [-o FILE] [--camera NAME|PATH|test] [--size WxH]
                             [--fps N] [--codec h264|h265] [--accelerometer SPEC] [--mount ANGLE]
@@ -66,6 +67,8 @@ enum RecordCommand: Command {
         var options = MovieOptions()
         options.splitOnRotation = arguments.flag("--split-on-rotation")
         options.burnIn = arguments.flag("--burn-in")
+        // N seconds on the frames' own clock: N×fps frames, N seconds long.
+        options.length = .milliseconds(Int((seconds * 1000).rounded()))
         try arguments.finish()
         // 4:2:0 video (what H.264/H.265 encoders take) has chroma at half size: sides must be even.
         guard capture.size.width % 2 == 0, capture.size.height % 2 == 0 else {
@@ -77,7 +80,7 @@ enum RecordCommand: Command {
         let observer: RotationObserver?
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver()
+            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb record: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
         } catch {
@@ -145,17 +148,23 @@ enum RecordCommand: Command {
         case failed(any Error)
     }
 
-    /// Until N seconds have passed, a signal, or the camera fails or stalls.
+    /// Until the recording holds its N seconds, a signal, or the camera fails or stalls.
     private static func wait(seconds: Double, recording: Recording, session: CaptureSession, format: CaptureFormat,
                              source: CameraSource, interrupt: Interrupt, progress: ProgressLine?) async -> Outcome {
-        let deadline = ContinuousClock.now + .milliseconds(Int((seconds * 1000).rounded()))
+        // The frames' timestamps decide (MovieOptions.length); the wall clock is only a
+        // backstop, should frames stop reaching the file while the camera still sends them.
+        let backstop = ContinuousClock.now + .milliseconds(Int((seconds * 1000).rounded())) + .seconds(5)
         let stallLimit = Duration.seconds(5)
         return await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
-                while ContinuousClock.now < deadline {
+                do { try await recording.lengthReached() } catch { return nil }
+                return .elapsed
+            }
+            group.addTask {
+                while ContinuousClock.now < backstop {
                     progress?.update(recording.progress.frames)
                     let tick = ContinuousClock.now + .milliseconds(progress == nil ? 60_000 : 250)
-                    do { try await Task.sleep(until: min(tick, deadline)) } catch { return nil }
+                    do { try await Task.sleep(until: min(tick, backstop)) } catch { return nil }
                 }
                 return .elapsed
             }

@@ -5,6 +5,7 @@ import Plumb
 enum RotationCommand: Command {
     static let name = "rotation"
     static let summary = "print accelerometer samples and the angles Plumb derives, live"
+    static var watchedSignals: [Int32] { [SIGINT, SIGTERM] }
     static let help = """
         Usage: plumb rotation --accelerometer SPEC [--mount ANGLE] [--facing back|front]
                               [--hysteresis DEG] [--debounce MS] [--duration SECONDS]
@@ -42,7 +43,7 @@ enum RotationCommand: Command {
         let start = ContinuousClock.now
         let reports = observer.reports()
         observer.start()
-        let signals = SignalWatch([SIGINT, SIGTERM]) { _ in observer.stop() }
+        let signals = SignalWatch(watchedSignals) { _ in observer.stop() }
         defer { signals.cancel() }
         let timer = Task {
             guard let duration else { return }

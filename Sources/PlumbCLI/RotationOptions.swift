@@ -56,9 +56,21 @@ struct RotationOptions {
     var isRequested: Bool { spec != nil || configuration.mount != .degrees0 }
 
     /// An observer for the options (not started), or nil when nothing asks for a rotation.
-    func makeObserver() throws -> RotationObserver? {
+    /// A device named but not there (`iio:PATH`, `iio:NAME`) or an unreadable replay throws
+    /// `AccelerometerError`. With `fallback`, plain `iio` on a machine without an IIO
+    /// accelerometer becomes `fixed:0` and `fallback` is told why (without it, the IIO source
+    /// keeps looking and reports itself unavailable).
+    func makeObserver(fallback: ((String) -> Void)? = nil) throws -> RotationObserver? {
         guard isRequested else { return nil }
-        let source = spec ?? .fixed(.degrees0)
+        var source = spec ?? .fixed(.degrees0)
+        if let fallback, source == .iio(.any) {
+            do throws(AccelerometerError) {
+                _ = try IIOAccelerometer(device: .any).locate()
+            } catch {
+                fallback("--accelerometer iio: \(error); going on with fixed:0 (the device taken as upright)")
+                source = .fixed(.degrees0)
+            }
+        }
         return RotationObserver(accelerometer: try source.makeAccelerometer(replaySpeed: replaySpeed),
                                 configuration: configuration)
     }

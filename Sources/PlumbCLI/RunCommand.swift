@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import GStreamer
 import Plumb
@@ -7,6 +6,7 @@ import Plumb
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "play a pipeline description file"
+    static var watchedSignals: [Int32] { [SIGINT, SIGTERM] }
     static let help = """
         Usage: plumb run FILE [-D NAME=VALUE]... [--duration SECONDS] [--accelerometer SPEC [--mount ANGLE] ...]
 
@@ -45,7 +45,7 @@ enum RunCommand: Command {
         }
         var rotator: RoleRotator?
         do {
-            if let observer = try rotation.makeObserver() {
+            if let observer = try rotation.makeObserver(fallback: { FileHandle.standardError.write("plumb run: warning: \($0)\n") }) {
                 let r = try RoleRotator(pipeline: pipeline, observer: observer)
                 if r.isEmpty {
                     FileHandle.standardError.write("warning: \(file) has no preview_flip or rec_mux element: "
@@ -63,7 +63,7 @@ enum RunCommand: Command {
         }
         defer { rotator?.stop() }
         let runner = PipelineRunner(pipeline: pipeline)
-        let signals = SignalWatch([SIGINT, SIGTERM]) { signal in
+        let signals = SignalWatch(watchedSignals) { signal in
             runner.stop(reason: signal == SIGINT ? "SIGINT" : "SIGTERM")
         }
         defer { signals.cancel() }
@@ -85,30 +85,5 @@ enum RunCommand: Command {
             FileHandle.standardError.write("aborted: stopped again before EOS; files may be incomplete\n")
             return .aborted
         }
-    }
-}
-
-/// Turns SIGINT/SIGTERM into calls on a Dispatch queue instead of killing the process.
-/// `@unchecked Sendable`: Dispatch sources are thread-safe; the array never changes.
-final class SignalWatch: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            // Signals that arrive together are coalesced into one event: `data` counts them,
-            // so a quick double Ctrl-C still counts as two. (The handler holds its source until
-            // `cancel()`, when Dispatch lets go of the handler.)
-            source.setEventHandler {
-                for _ in 0..<max(1, Int(source.data)) { handler(number) }
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        sources.forEach { $0.cancel() }
     }
 }

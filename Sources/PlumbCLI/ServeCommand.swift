@@ -6,6 +6,7 @@ import Synchronization
 enum ServeCommand: Command {
     static let name = "serve"
     static let summary = "the recorder daemon: RTSP preview, HTTP control API, recordings"
+    static var watchedSignals: [Int32] { [SIGINT, SIGTERM, SIGHUP, SIGUSR1] }
     static let help = """
         Usage: plumb serve [--config FILE] [--listen ADDR:PORT] [--set GROUP.KEY=VALUE]... [--print-config]
 
@@ -72,7 +73,7 @@ enum ServeCommand: Command {
 
         let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write("plumb serve: \(line)\n") }
         let control = ServeControl()
-        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP, SIGUSR1]) { control.received($0) }
+        let signals = SignalWatch(watchedSignals) { control.received($0) }
         defer { signals.cancel() }
 
         log(choices.cameraSentence)

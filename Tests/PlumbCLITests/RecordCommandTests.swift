@@ -49,7 +49,7 @@ final class RecordCommandTests: XCTestCase {
         let facts = try facts(r.stdout)
         let probe = try XCTUnwrap(Probe.read(file))
         XCTAssertEqual(probe.codec, "h264")
-        XCTAssertEqual(Double(probe.frames), 2 * 30, accuracy: 3, "frames ≈ seconds × fps")
+        XCTAssertEqual(probe.frames, 2 * 30, "frames = seconds × fps")
         XCTAssertEqual(probe.width, 320)
         XCTAssertEqual(probe.height, 240)
         XCTAssertTrue(try hasMoov(file))
@@ -83,9 +83,30 @@ final class RecordCommandTests: XCTestCase {
         let probe = try XCTUnwrap(Probe.read(file))
         XCTAssertEqual(probe.codec, "hevc")
         XCTAssertEqual(facts["codec"] as? String, "h265")
-        XCTAssertEqual(Double(probe.frames), 20, accuracy: 3)
+        XCTAssertEqual(probe.frames, 20)
         XCTAssertEqual(facts["frames"] as? Int, probe.frames)
         XCTAssertEqual(facts["bytes"] as? Int, try fileSize(file))
+    }
+
+    /// `--seconds N` is N seconds on the frames' own clock: exactly N × fps frames and a
+    /// file N seconds long, in either codec, however late the stop comes after the last one.
+    func testNSecondsAreExactlyNTimesFPSFramesAndNSeconds() throws {
+        let dir = try temporaryDirectory(self)
+        for (codec, seconds, fps) in [("h264", "1", 30), ("h264", "3", 30), ("h265", "1", 30), ("h265", "3", 30),
+                                      ("h264", "2", 25), ("h265", "1.5", 20)] {
+            let file = dir.appendingPathComponent("\(codec)-\(seconds)s-\(fps).mp4")
+            let r = try PlumbProcess.plumb("record", "--seconds", seconds, "--fps", String(fps), "--codec", codec,
+                                           "--camera", "test", "--size", "160x120", "-o", file.path, timeout: 60)
+            let what = "\(codec), \(seconds) s at \(fps) fps"
+            XCTAssertEqual(r.code, 0, "\(what): \(r.stderr)")
+            let probe = try XCTUnwrap(Probe.read(file), what)
+            let expected = Int(Double(seconds)! * Double(fps))
+            XCTAssertEqual(probe.frames, expected, "\(what): frames ffprobe decoded")
+            XCTAssertEqual(probe.duration, Double(seconds)!, accuracy: 0.001, "\(what): duration")
+            let facts = try facts(r.stdout)
+            XCTAssertEqual(facts["frames"] as? Int, expected, what)
+            XCTAssertEqual(facts["seconds"] as? Double ?? 0, Double(seconds)!, accuracy: 0.001, what)
+        }
     }
 
     /// Ctrl-C during a 30 s recording: EOS, a finalized MP4, its facts, exit 0.

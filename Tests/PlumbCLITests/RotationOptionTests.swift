@@ -34,6 +34,22 @@ final class RotationOptionTests: XCTestCase {
         XCTAssertEqual(exif.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "8")
     }
 
+    /// The sensor is read from the moment the camera opens: a turn during the settle time is
+    /// in the still, a turn after the shutter is not.
+    func testAPhotoGetsTheTurnMadeWhileTheExposureSettles() throws {
+        let dir = try temporaryDirectory(self)
+        let replay = dir.appendingPathComponent("turn.txt")
+        // Upright, turned 90° clockwise after 0.2 s, upside down after 30 s.
+        try "0 0 9.81 0\n200 -9.81 0 0\n30000 0 -9.81 0\n".write(to: replay, atomically: true, encoding: .utf8)
+        let file = dir.appendingPathComponent("settled.jpg")
+        let r = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120", "-o", file.path,
+                                       "--settle", "2000", "--accelerometer", "replay:\(replay.path)")
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertEqual(try exif(file)["Orientation"], "6", "the device was turned 90° clockwise when the shutter fired")
+        let facts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(facts["orientation"] as? Int, 6)
+    }
+
     func testRecordingCarriesTheMatrix() throws {
         let dir = try temporaryDirectory(self)
         for angle in [90, 270] {
@@ -100,6 +116,72 @@ final class RotationOptionTests: XCTestCase {
         let none = try PlumbProcess.plumb("run", bare.path, "--accelerometer", "fixed:90")
         XCTAssertEqual(none.code, 0)
         XCTAssertTrue(none.stderr.contains("has no preview_flip or rec_mux element"), none.stderr)
+    }
+
+    /// A device named on the command line or in the config must be there: a typo is exit 2
+    /// saying what was looked for and where, with nothing opened or written.
+    func testAMistypedAccelerometerIsAUsageError() throws {
+        let dir = try temporaryDirectory(self)
+        let photo = dir.appendingPathComponent("x.jpg").path, movie = dir.appendingPathComponent("x.mp4").path
+        for (args, expected) in [
+            (["photo", "--camera", "test", "-o", photo, "--accelerometer", "iio:/nonexistent"],
+             "plumb photo: --accelerometer: no IIO device at /nonexistent; there are "),
+            (["photo", "--camera", "test", "-o", photo, "--accelerometer", "iio:nosuchchip"],
+             "plumb photo: --accelerometer: no IIO device named \"nosuchchip\" under /sys/bus/iio/devices ("),
+            (["record", "--seconds", "1", "--camera", "test", "-o", movie, "--accelerometer", "iio:/nonexistent"],
+             "plumb record: --accelerometer: no IIO device at /nonexistent; there are "),
+            (["run", PlumbProcess.root.appendingPathComponent("pipelines/test-preview.pipeline").path,
+              "--accelerometer", "iio:iio:device99"],
+             "no IIO device at /sys/bus/iio/devices/iio:device99"),
+            (["serve", "--set", "rotation.accelerometer=iio:/nonexistent", "--set", "camera.device=test"],
+             "plumb serve: command line: rotation.accelerometer=iio:/nonexistent: no IIO device at /nonexistent"),
+        ] {
+            let r = try PlumbProcess.run(PlumbProcess.binary, args, cwd: dir, timeout: 30)
+            XCTAssertEqual(r.code, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(expected), "\(args): expected \"\(expected)\" in: \(r.stderr)")
+        }
+        // The same in a config file names the file, group and key.
+        let ini = dir.appendingPathComponent("plumb.ini")
+        try "[camera]\ndevice = test\n[rotation]\naccelerometer = iio:/nonexistent\n".write(to: ini, atomically: true, encoding: .utf8)
+        let r = try PlumbProcess.run(PlumbProcess.binary, ["serve", "--config", ini.path], cwd: dir, timeout: 30)
+        XCTAssertEqual(r.code, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("plumb serve: \(ini.path): [rotation] accelerometer = \"iio:/nonexistent\": "
+                                        + "no IIO device at /nonexistent"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["plumb.ini"], "nothing written")
+    }
+
+    /// `iio:PATH` reads that device (here a fake sysfs device lying turned 90° clockwise);
+    /// plain `iio` on a machine without an IIO accelerometer goes on at fixed:0 and says so.
+    func testAnIIODeviceIsReadAndPlainIIOFallsBackSayingSo() throws {
+        let dir = try temporaryDirectory(self)
+        let device = dir.appendingPathComponent("iio:device0")
+        try FileManager.default.createDirectory(at: device, withIntermediateDirectories: true)
+        for (file, value) in [("name", "lis3dh"), ("in_accel_scale", "0.00980665"), ("in_accel_x_raw", "-1000"),
+                              ("in_accel_y_raw", "0"), ("in_accel_z_raw", "0")] {
+            try (value + "\n").write(to: device.appendingPathComponent(file), atomically: true, encoding: .utf8)
+        }
+        let turned = dir.appendingPathComponent("turned.jpg")
+        let r = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120", "-o", turned.path,
+                                       "--accelerometer", "iio:\(device.path)")
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertEqual(try exif(turned)["Orientation"], "6", "a device turned 90° clockwise: EXIF Orientation 6")
+
+        let plain = dir.appendingPathComponent("plain.jpg")
+        let p = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120", "-o", plain.path,
+                                       "--accelerometer", "iio")
+        XCTAssertEqual(p.code, 0, p.stderr)
+        let devices = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/bus/iio/devices")) ?? []
+        let hasAccelerometer = devices.contains {
+            FileManager.default.fileExists(atPath: "/sys/bus/iio/devices/\($0)/in_accel_x_raw")
+        }
+        if hasAccelerometer {
+            XCTAssertFalse(p.stderr.contains("warning"), "this machine has an IIO accelerometer: \(p.stderr)")
+        } else {
+            XCTAssertTrue(p.stderr.contains("plumb photo: warning: --accelerometer iio: no IIO accelerometer under "
+                                            + "/sys/bus/iio/devices"), p.stderr)
+            XCTAssertTrue(p.stderr.contains("going on with fixed:0"), p.stderr)
+            XCTAssertEqual(try exif(plain)["Orientation"], "1")
+        }
     }
 
     func testBadRotationArgumentsExit2() throws {

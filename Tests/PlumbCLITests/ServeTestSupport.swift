@@ -38,8 +38,10 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
     /// What the test writes to the daemon's standard input (`replay:-`), when asked for.
     let input: Pipe?
 
+    /// `environment` adds variables to the daemon's (TZ, say).
     init(_ test: XCTestCase, _ settings: [String: [String: String]] = [:], arguments: [String] = [],
-         withInput: Bool = false, waitForReady: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws {
+         environment: [String: String] = [:], withInput: Bool = false, waitForReady: Bool = true,
+         file: StaticString = #filePath, line: UInt = #line) throws {
         dir = try temporaryDirectory(test)
         folder = dir.appendingPathComponent("recordings")
         configFile = dir.appendingPathComponent("plumb.ini")
@@ -52,6 +54,9 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
         process.executableURL = PlumbProcess.binary
         process.arguments = ["serve", "--config", configFile.path] + arguments
         process.currentDirectoryURL = dir
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardError = try FileHandle(forWritingTo: errFile)
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         input = withInput ? Pipe() : nil

@@ -101,6 +101,46 @@ final class IIOAccelerometerTests: XCTestCase {
         }
     }
 
+    /// `iio:PATH` and `iio:NAME` name one device: when it is not there the spec is refused at
+    /// once, saying what was looked for, where, and which IIO devices there are. Plain `iio`
+    /// (the first accelerometer, whenever there is one) may wait.
+    func testANamedDeviceThatIsNotThereIsRefusedAtOnce() throws {
+        let fake = try makeTree()
+        let root = fake.root.path
+        let devices = "\(root)/bus/iio/devices"
+        func refusal(_ text: String, root: String) -> String? {
+            do {
+                _ = try AccelerometerSpec(parsing: text).makeAccelerometer(sysfsRoot: root)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        let listing = "iio:device0 (bmp280), iio:device1 (lis3dh), iio:device2 (mma8452)"
+        let cases: [(String, [String])] = [
+            ("iio:/nonexistent", ["no IIO device at /nonexistent", "there are \(listing) under \(devices)"]),
+            ("iio:iio:device7", ["no IIO device at \(devices)/iio:device7", listing]),
+            ("iio:bma250", ["no IIO device named \"bma250\" under \(devices)", "found \(listing)"]),
+            ("iio:bmp280", ["iio:device0 (bmp280) has no in_accel_x_raw: it is not an accelerometer"]),
+            ("iio:\(fake.device(0).path)", ["has no in_accel_x_raw: it is not an accelerometer"]),
+        ]
+        for (text, fragments) in cases {
+            let message = refusal(text, root: root)
+            XCTAssertNotNil(message, "\(text) must be refused")
+            for fragment in fragments {
+                XCTAssertTrue(message?.contains(fragment) == true, "\(text): \"\(message ?? "")\" lacks \"\(fragment)\"")
+            }
+        }
+        let empty = root + "/empty"
+        XCTAssertEqual(refusal("iio:/nonexistent", root: empty),
+                       "no IIO device at /nonexistent; there are no IIO devices under \(empty)/bus/iio/devices at all")
+        // What is there is accepted; plain `iio` is accepted with no device at all.
+        for text in ["iio:lis3dh", "iio:iio:device2", "iio:\(fake.device(1).path)"] {
+            XCTAssertNil(refusal(text, root: root), text)
+        }
+        XCTAssertNil(refusal("iio", root: empty))
+    }
+
     func testGarbageIsDroppedTheSensorCanVanishAndComeBack() async throws {
         let fake = try makeTree()
         let source = IIOAccelerometer(device: .named("lis3dh"), sysfsRoot: fake.root.path,

@@ -7,50 +7,13 @@ public enum JPEGExifReader {
 
     /// The Orientation of the JPEG in `bytes`; nil when it has no EXIF or no Orientation tag.
     public static func orientation(in bytes: UnsafeRawBufferPointer) throws(MediaError) -> ExifOrientation? {
-        let view = ByteView(bytes)
-        guard view.matches([0xFF, 0xD8], at: 0) else { throw .malformed("not a JPEG: no start-of-image marker") }
-        var offset = 2
-        while offset < view.count {
-            guard try view.uint8(offset, "a marker") == 0xFF else {
-                throw .malformed("expected a JPEG marker at \(offset)")
-            }
-            // Fill bytes: any number of 0xFF before the marker code.
-            var codeOffset = offset + 1
-            while try view.uint8(codeOffset, "a marker") == 0xFF { codeOffset += 1 }
-            let code = try view.uint8(codeOffset)
-            let segment = codeOffset + 1
-            switch code {
-            case 0xD9, 0xDA:  // end of image, start of scan: the metadata segments are behind us
-                return nil
-            case 0x01, 0xD0...0xD7:  // markers without a length
-                offset = segment
-                continue
-            default:
-                break
-            }
-            let length = Int(try view.uint16(segment, "a segment length"))
-            guard length >= 2 else { throw .malformed("JPEG segment at \(offset) has length \(length)") }
-            try view.check(segment, length, "JPEG segment 0x\(String(code, radix: 16))")
-            let payload = segment + 2, payloadLength = length - 2
-            if code == 0xE1, payloadLength >= 6, view.matches(Array("Exif\0\0".utf8), at: payload) {
-                let tiff = UnsafeRawBufferPointer(rebasing: bytes[(payload + 6)..<(payload + payloadLength)])
-                return try orientation(inTIFF: tiff)
-            }
-            offset = segment + length
-        }
-        return nil
+        guard let exif = try JPEGSegments(bytes).exif(in: bytes) else { return nil }
+        return try orientation(inTIFF: UnsafeRawBufferPointer(rebasing: bytes[exif.tiff]))
     }
 
     /// The Orientation in a TIFF structure (the body of an APP1 Exif segment).
     static func orientation(inTIFF bytes: UnsafeRawBufferPointer) throws(MediaError) -> ExifOrientation? {
-        var view = ByteView(bytes)
-        if view.matches(Array("II".utf8), at: 0) {
-            view.littleEndian = true
-        } else if !view.matches(Array("MM".utf8), at: 0) {
-            throw .malformed("EXIF data has no byte order mark (II or MM)")
-        }
-        guard try view.uint16(2, "the TIFF magic number") == 42 else { throw .malformed("EXIF data is not TIFF") }
-        let ifd = Int(try view.uint32(4, "the IFD0 offset"))
+        let (view, ifd) = try ExifTIFF.header(of: bytes)
         let entries = Int(try view.uint16(ifd, "the IFD0 entry count"))
         try view.check(ifd + 2, entries * 12, "IFD0's \(entries) entries")
         for i in 0..<entries {

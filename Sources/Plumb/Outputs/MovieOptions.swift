@@ -25,6 +25,12 @@ public struct MovieOptions: Sendable {
     /// costs CPU: every frame is copied turned (on a small board, a noticeable share of a
     /// core at 1080p). The angle is the one latched at the start, as for the matrix.
     public var burnIn = false
+    /// The recording's length on its frames' own clock: a frame stamped this long or more
+    /// after the first one (less half a frame, against rounding) is not recorded, so N
+    /// seconds at R fps are exactly N×R frames and N seconds, however late the stop comes.
+    /// `Recording.lengthReached()` returns when the first frame past it arrives; the
+    /// recording still ends with `stop()`. nil: no limit. Over every file of a split recording.
+    public var length: Duration?
     /// Whether an encoder element is installed; tests replace it to exercise the fallback.
     public var isAvailable: @Sendable (String) -> Bool = { Gst.hasElement($0) }
 

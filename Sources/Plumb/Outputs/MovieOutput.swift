@@ -55,7 +55,8 @@ public final class MovieOutput: CaptureOutput {
 
     /// Checks the target and picks the encoder; nothing runs until it is attached.
     public convenience init(url: URL, codec: VideoCodec = .h264, options: MovieOptions = MovieOptions()) throws {
-        try self.init(url: url, codec: codec, options: options, chain: RecordingChain(first: url), segment: 1)
+        try self.init(url: url, codec: codec, options: options, chain: RecordingChain(first: url, length: options.length),
+                      segment: 1)
     }
 
     private init(url: URL, codec: VideoCodec, options: MovieOptions, chain: RecordingChain, segment: Int) throws {
@@ -146,11 +147,14 @@ public final class MovieOutput: CaptureOutput {
             return self.gate(keyframe: info.isKeyframe)
         }
         // Count what the muxer gets: frames, first and last time (as running time: the
-        // encoder may offset its timestamps).
+        // encoder may offset its timestamps). Frames past the recording's length stay out.
+        let frameDuration = format.rate.perSecond > 0 ? ClockTime(Double(ClockTime.second) / format.rate.perSecond) : 0
         parser.staticPad("src")!.addProbe(.buffer) { [weak self] muxInput, info in
             guard let self, let stamp = info.bufferPTS else { return .ok }
             let pts = muxInput.runningTime(of: stamp) ?? stamp
-            let end = pts + (info.bufferDuration ?? 0)
+            let duration = info.bufferDuration ?? frameDuration
+            guard self.chain.admits(pts: pts, duration: duration) else { return .drop }
+            let end = pts + duration
             let isFirst = self.state.withLock { s -> Bool in
                 s.frames += 1
                 s.lastPTS = max(s.lastPTS ?? 0, pts)

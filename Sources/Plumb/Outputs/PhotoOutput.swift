@@ -4,8 +4,8 @@ import Synchronization
 
 /// Stills from the running session, without restarting anything: a persistent branch
 /// `queue ! appsink` sees every frame and hands the next one to whoever asked, and a
-/// `JPEGEncoder` turns it into a JPEG with EXIF — Make/Model, DateTimeOriginal,
-/// Orientation from the current rotation (pixels are never rotated), GPS when given.
+/// `JPEGEncoder` turns it into a JPEG with EXIF — Make/Model, DateTimeOriginal with its
+/// UTC offset, Orientation from the current rotation (pixels are never rotated), GPS when given.
 ///
 /// Requests waiting when a frame arrives are all served from that frame, each encoded
 /// on its own (its quality, its location) and in the order they were made.
@@ -116,7 +116,7 @@ public final class PhotoOutput: CaptureOutput {
             }
             let quality = request.quality, location = request.location, shot = request.shot
             encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags) { result in
-                shot.resolve(result.map { jpeg in
+                shot.resolve(result.flatMap { Self.stampingTimes($0, takenAt: takenAt) }.map { jpeg in
                     Photo(jpeg: jpeg,
                           facts: PhotoFacts(camera: camera.name, width: size.0, height: size.1, bytes: jpeg.count,
                                             takenAt: takenAt.iso8601Milliseconds, orientation: angle.exifOrientation,
@@ -125,6 +125,15 @@ public final class PhotoOutput: CaptureOutput {
                 })
             })
         }
+    }
+
+    /// The JPEG with its EXIF times written again, with their UTC offset: jifmux writes
+    /// DateTimeOriginal as local time without the EXIF 2.31 OffsetTime* tags (only its XMP
+    /// copy has the zone), which leaves a reader of the EXIF guessing the instant.
+    static func stampingTimes(_ jpeg: Data, takenAt: Date, timeZone: TimeZone = .current) -> Result<Data, any Error> {
+        Result { () throws(MediaError) -> Data in
+            try JPEGExifWriter.editing(jpeg) { $0.setTimes(takenAt, timeZone: timeZone) }
+        }.mapError { CaptureError.outputFailed(output: "photo", GStreamerError(message: "writing the EXIF times: \($0)")) }
     }
 
     /// The tags jifmux turns into EXIF.

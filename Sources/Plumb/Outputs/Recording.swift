@@ -40,6 +40,12 @@ public final class Recording: Sendable {
         try await output.firstFrameTime(timeout: timeout)
     }
 
+    /// Returns when a frame past `MovieOptions.length` has arrived (the recording holds its
+    /// whole length); never without a length, until the waiting task is cancelled.
+    public func lengthReached() async throws {
+        try await output.chain.full.value(what: "the recording's length")
+    }
+
     /// Frames and seconds recorded so far (over every file), for a progress line.
     public var progress: (frames: Int, seconds: Double) {
         segments.reduce((0, 0)) { sum, s in

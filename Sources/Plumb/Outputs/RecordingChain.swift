@@ -1,21 +1,42 @@
 import Foundation
+import GStreamer
 import Synchronization
 
 /// What the files of one recording share when it splits on rotation: where the first one
 /// is (the others are named after it), whether the recording is stopping (no new file
-/// then), and why a split could not be made (the recording went on in the file it had).
+/// then), why a split could not be made (the recording went on in the file it had), and
+/// the recording's length limit (`MovieOptions.length`), counted from its first frame.
 final class RecordingChain: Sendable {
     let first: URL
+    let length: ClockTime?
+    /// Resolved when the first frame past `length` arrives.
+    let full = OneShot<Void>()
 
     private struct State {
         var stopping = false
         var failures: [String] = []
+        var firstPTS: ClockTime?
     }
 
     private let state = Mutex(State())
 
-    init(first: URL) {
+    init(first: URL, length: Duration? = nil) {
         self.first = first
+        self.length = length?.nanoseconds
+    }
+
+    /// Streaming thread: whether the frame stamped `pts` (running time), lasting `duration`,
+    /// is within the length. In when it starts more than half a frame before the end, so
+    /// frame timestamps rounded to the nanosecond cannot add or lose one.
+    func admits(pts: ClockTime, duration: ClockTime) -> Bool {
+        guard let length else { return true }
+        let first = state.withLock { s in
+            if s.firstPTS == nil { s.firstPTS = pts }
+            return s.firstPTS!
+        }
+        if pts < first || pts - first + duration / 2 < length { return true }
+        full.succeed(())
+        return false
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }

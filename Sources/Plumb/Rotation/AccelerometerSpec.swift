@@ -66,13 +66,17 @@ public enum AccelerometerSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The source this spec names. A replay file is checked now; IIO and the
-    /// sensor proxy are looked for when reading starts (and again while missing).
+    /// The source this spec names. A replay file and a named IIO device (`iio:PATH`,
+    /// `iio:NAME`) are checked now: one that is not there is a typo to fix, not a sensor
+    /// that may come later. Plain `iio` and the sensor proxy are looked for when reading
+    /// starts (and again while missing).
     public func makeAccelerometer(pollInterval: Duration = .milliseconds(100), replaySpeed: Double = 1,
                                   sysfsRoot: String = "/sys") throws(AccelerometerError) -> any Accelerometer {
         switch self {
         case .iio(let device):
-            return IIOAccelerometer(device: device, sysfsRoot: sysfsRoot, pollInterval: pollInterval)
+            let iio = IIOAccelerometer(device: device, sysfsRoot: sysfsRoot, pollInterval: pollInterval)
+            if device != .any { _ = try iio.locate() }
+            return iio
         case .sensorProxy(let bus):
             return SensorProxyAccelerometer(bus: bus)
         case .replay(let input):

@@ -39,26 +39,35 @@ public struct IIOAccelerometer: Accelerometer {
 
     /// Finds and opens the device now; the error lists what was found instead.
     public func locate() throws(AccelerometerError) -> IIODevice {
+        let base = "\(sysfsRoot)/bus/iio/devices"
         switch device {
         case .path(let path):
-            let directory = path.hasPrefix("/") ? path : "\(sysfsRoot)/bus/iio/devices/\(path)"
+            let directory = path.hasPrefix("/") ? path : "\(base)/\(path)"
             guard FileManager.default.fileExists(atPath: directory) else {
-                throw AccelerometerError("no IIO device at \(directory)")
+                let found = inventory().map { "there are \($0.joined(separator: ", ")) under \(base)" }
+                    ?? "there are no IIO devices under \(base) at all"
+                throw AccelerometerError("no IIO device at \(directory); \(found)")
             }
             return try IIODevice(directory: directory)
         case .any, .named:
-            var seen: [String] = []
             for directory in IIODevice.candidates(sysfsRoot: sysfsRoot) {
-                let name = (try? Sysfs.read(directory + "/name"))?.trimmed ?? ""
-                seen.append("\((directory as NSString).lastPathComponent) (\(name.isEmpty ? "no name" : name))")
-                if case .named(let wanted) = device, name != wanted { continue }
+                if case .named(let wanted) = device, IIODevice.name(in: directory) != wanted { continue }
                 if let opened = try? IIODevice(directory: directory) { return opened }
                 if case .named = device { return try IIODevice(directory: directory) }  // its error says why
             }
             let what = device == .any ? "no IIO accelerometer" : "no IIO device named \"\(device.description.dropFirst(4))\""
-            let found = seen.isEmpty ? "no IIO devices at all" : "found " + seen.joined(separator: ", ")
-            throw AccelerometerError("\(what) under \(sysfsRoot)/bus/iio/devices (\(found))")
+            let found = inventory().map { "found " + $0.joined(separator: ", ") } ?? "no IIO devices at all"
+            throw AccelerometerError("\(what) under \(base) (\(found))")
         }
+    }
+
+    /// The IIO devices under the sysfs root as "iio:device0 (bmp280)", nil when there are none.
+    func inventory() -> [String]? {
+        let seen = IIODevice.candidates(sysfsRoot: sysfsRoot).map { directory in
+            let name = IIODevice.name(in: directory)
+            return "\((directory as NSString).lastPathComponent) (\(name.isEmpty ? "no name" : name))"
+        }
+        return seen.isEmpty ? nil : seen
     }
 
     public func events() -> AsyncStream<AccelerometerEvent> {

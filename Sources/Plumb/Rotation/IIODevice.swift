@@ -18,7 +18,7 @@ public struct IIODevice: Sendable, Equatable {
     /// Opens the device in `directory`: it must have `in_accel_{x,y,z}_raw`.
     public init(directory: String) throws(AccelerometerError) {
         self.directory = directory
-        let name = (try? Sysfs.read(directory + "/name"))?.trimmed ?? ""
+        let name = Self.name(in: directory)
         self.name = name
         for axis in Self.axes where !FileManager.default.fileExists(atPath: "\(directory)/in_accel_\(axis)_raw") {
             throw AccelerometerError("\(directory) (\(name.isEmpty ? "no name" : name)) has no in_accel_\(axis)_raw: "
@@ -45,6 +45,11 @@ public struct IIODevice: Sendable, Equatable {
             break
         }
         self.mountMatrix = matrix
+    }
+
+    /// The `name` file of the device in `directory`, "" when it has none.
+    static func name(in directory: String) -> String {
+        (try? Sysfs.read(directory + "/name"))?.trimmed ?? ""
     }
 
     /// The first of `files` that exists, as a number; `default` when none exists.

@@ -85,7 +85,16 @@ public struct ServeChoices: Sendable {
                     "rotation: fixed at 0 degrees (no accelerometer found; [rotation] accelerometer = auto)")
         case .fixed(let angle):
             return (try parsed("fixed:\(angle)"), "rotation: fixed at \(angle) degrees")
+        case .iio(path: nil):
+            // The first accelerometer found, whenever there is one: a daemon can wait for it.
+            do throws(AccelerometerError) {
+                let device = try IIOAccelerometer(device: .any, sysfsRoot: sysfsRoot).locate()
+                return (.iio(.any), "rotation: IIO accelerometer \(device.name) (\(device.directory)); [rotation] accelerometer = iio")
+            } catch {
+                return (.iio(.any), "rotation: iio, none yet: \(error); looking for one, the angle holds at 0 meanwhile")
+            }
         default:
+            // A device named here must exist: the source is checked in `resolve`.
             let spec = try parsed(value.iniValue)
             return (spec, "rotation: \(spec)")
         }

@@ -90,6 +90,28 @@ final class SplitOnRotationTests: XCTestCase {
         }
     }
 
+    /// `MovieOptions.length` counts over every file: 2 s at 30 fps are 60 frames in all,
+    /// however late the stop comes, and the files still follow each other frame for frame.
+    func testTheLengthCountsOverEveryFile() async throws {
+        let dir = try temporaryDirectory(self)
+        var options = splitting
+        options.length = .seconds(2)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga, rate: FrameRate(30))
+        let tee = try await TeeFrames(session)
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("two.mp4"), options: options)
+        _ = try await recording.firstFrameTime()
+        try await Task.sleep(for: .milliseconds(700))
+        await session.setRotation(.degrees90)
+        try await recording.lengthReached()
+        try await Task.sleep(for: .milliseconds(500))
+        let facts = try await recording.stop()
+        await session.close()
+        XCTAssertEqual(facts.segments?.map(\.rotation), [0, 90], recording.splitFailures.joined(separator: "; "))
+        XCTAssertEqual(facts.frames, 60)
+        XCTAssertEqual(facts.seconds, 2, accuracy: 0.001)
+        try checkSegments(recording, facts, tee)
+    }
+
     /// Angles changing faster than files can be made: the recording ends in a file at the
     /// final angle, and still no frame is lost or doubled.
     func testAStormEndsOnTheFinalAngleWithoutLosingAFrame() async throws {

@@ -1,0 +1,58 @@
+/// The metadata segments at the head of a JPEG, up to its first scan: each segment's marker
+/// code and where it lies. Shared by the EXIF reader and writer.
+struct JPEGSegments {
+    struct Segment {
+        /// The marker code (0xE1 for APP1).
+        var code: UInt8
+        /// From the 0xFF of the marker to the end of the segment.
+        var range: Range<Int>
+        /// The segment's payload, after its length field.
+        var payload: Range<Int>
+    }
+
+    var segments: [Segment] = []
+
+    /// Walks `bytes` from the start-of-image marker to the first start-of-scan (or
+    /// end-of-image); every length is checked against the bytes.
+    init(_ bytes: UnsafeRawBufferPointer) throws(MediaError) {
+        let view = ByteView(bytes)
+        guard view.matches([0xFF, 0xD8], at: 0) else { throw .malformed("not a JPEG: no start-of-image marker") }
+        var offset = 2
+        while offset < view.count {
+            guard try view.uint8(offset, "a marker") == 0xFF else {
+                throw .malformed("expected a JPEG marker at \(offset)")
+            }
+            // Fill bytes: any number of 0xFF before the marker code.
+            var codeOffset = offset + 1
+            while try view.uint8(codeOffset, "a marker") == 0xFF { codeOffset += 1 }
+            let code = try view.uint8(codeOffset)
+            let segment = codeOffset + 1
+            switch code {
+            case 0xD9, 0xDA:  // end of image, start of scan: the metadata segments are behind us
+                return
+            case 0x01, 0xD0...0xD7:  // markers without a length
+                offset = segment
+                continue
+            default:
+                break
+            }
+            let length = Int(try view.uint16(segment, "a segment length"))
+            guard length >= 2 else { throw .malformed("JPEG segment at \(offset) has length \(length)") }
+            try view.check(segment, length, "JPEG segment 0x\(String(code, radix: 16))")
+            segments.append(Segment(code: code, range: offset..<(segment + length), payload: (segment + 2)..<(segment + length)))
+            offset = segment + length
+        }
+    }
+
+    static let exifHeader = Array("Exif\0\0".utf8)
+
+    /// The APP1 segment holding EXIF ("Exif\0\0" then a TIFF structure), if any.
+    func exif(in bytes: UnsafeRawBufferPointer) -> (segment: Segment, tiff: Range<Int>)? {
+        let view = ByteView(bytes)
+        for segment in segments where segment.code == 0xE1 && segment.payload.count >= Self.exifHeader.count
+            && view.matches(Self.exifHeader, at: segment.payload.lowerBound) {
+            return (segment, (segment.payload.lowerBound + Self.exifHeader.count)..<segment.payload.upperBound)
+        }
+        return nil
+    }
+}
