@@ -11,9 +11,12 @@ CONFIG ?= debug
 SWIFT ?= swift
 SWIFT_FLAGS ?= -c $(CONFIG)
 PLUMB ?= .build/$(CONFIG)/plumb
+TEST_LOG ?= .build/test.log
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Debian packages Plumb builds against and tests with.
+# Debian packages Plumb builds against and tests with. Every element and program the code,
+# the tests, the pipelines and the bench scripts use must come from these or their Depends
+# (DebianPackagesTests checks it); systemd is for `systemd-analyze verify` of the unit.
 DEB_PACKAGES = \
 	pkg-config \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
@@ -21,9 +24,12 @@ DEB_PACKAGES = \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-x \
 	libgstrtspserver-1.0-dev gstreamer1.0-rtsp libsoup-3.0-dev \
 	ffmpeg libimage-exiftool-perl curl \
-	libglib2.0-dev dbus-daemon
+	libglib2.0-dev dbus-daemon systemd \
+	gpsd gpsd-clients faketime make \
+	gstreamer1.0-nice python3-venv chromium chromium-driver qrencode zint \
+	python3-matplotlib
 
-.PHONY: all deps build test run bench install uninstall clean
+.PHONY: all deps build test test-venv test-trixie run bench install uninstall clean
 
 all: build
 
@@ -40,17 +46,35 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-test: deps
+# The Python the WebRTC tests drive viewers with (aiortc, PyPI), made once; the
+# tests call this target themselves when it is missing.
+# TEST_VENV from the environment puts it elsewhere (make test-trixie: Debian 13's Python).
+TEST_VENV ?= .build/test-venv
+TEST_VENV_PACKAGES = aiortc==1.16.0 selenium==4.27.1
+test-venv: deps
+	@[ -x $(TEST_VENV)/bin/python ] && $(TEST_VENV)/bin/python -c "import aiortc, selenium" 2>/dev/null || { \
+		python3 -m venv $(TEST_VENV) && \
+		$(TEST_VENV)/bin/pip install -q --disable-pip-version-check $(TEST_VENV_PACKAGES); }
+
+test: deps test-venv
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	@# XCTest only (Swift Testing has no tests here and would close on "0 tests");
-	@# the last line restates XCTest's summary as "N passed, N failed".
-	@set -o pipefail; $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-swift-testing $(TEST_ARGS) 2>&1 | tee .build/test.log; \
-	status=$$?; \
-	summary=$$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" .build/test.log | tail -1); \
-	total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
-	failed=$$(echo "$$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/'); \
-	[ -n "$$summary" ] && echo "$$((total - failed)) passed, $$failed failed"; \
-	exit $$status
+	@# XCTest only (Swift Testing has no tests here and would close on "0 tests"); the
+	@# last line is tools/test-summary.sh's "N passed, N failed" (in tests), or that the
+	@# test process crashed, in which test, and what passed and failed before it.
+	@set -o pipefail; $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-swift-testing $(TEST_ARGS) 2>&1 | tee $(TEST_LOG); \
+	bash tools/test-summary.sh $(TEST_LOG) $$?
+
+# The whole suite again in a Debian 13 root (GStreamer 1.26) made with debootstrap under
+# .build/ and kept there (tools/test-trixie.sh); not part of `make test`. Needs root.
+TRIXIE_PACKAGES = debootstrap
+test-trixie:
+	@missing=$$(for p in $(TRIXIE_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		$(SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $$missing >/dev/null; \
+	fi
+	$(SUDO) TEST_ARGS="$(TEST_ARGS)" bash tools/test-trixie.sh $(DEB_PACKAGES)
 
 # The embedded recorder's default: `plumb serve` on the camera if one is found, else the
 # test pattern, rotation from an accelerometer if one is found, else fixed (it says which),
@@ -59,9 +83,10 @@ test: deps
 run: build
 	exec $(PLUMB) serve $(RUN_ARGS)
 
-bench: deps
+# One run of every measurement (bench/run.sh): bench/results.json, results.md and charts.
+bench: deps test-venv
 	$(SWIFT) build -c release
-	@for b in bench/*.sh; do [ -e "$$b" ] || continue; echo "== $$b"; bash "$$b" .build/release/plumb || exit 1; done
+	bash bench/run.sh .build/release/plumb
 
 # DESTDIR stages the files (packaging); the config is installed once and never replaced.
 install: build
@@ -69,6 +94,8 @@ install: build
 		$(DESTDIR)$(SYSCONFDIR)/plumb $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 755 $(PLUMB) $(DESTDIR)$(PREFIX)/bin/plumb
 	install -m 644 pipelines/*.pipeline $(DESTDIR)$(PREFIX)/share/plumb/pipelines/
+	install -d $(DESTDIR)$(PREFIX)/share/plumb/web
+	install -m 644 web/index.html web/plumb.css web/plumb.js $(DESTDIR)$(PREFIX)/share/plumb/web/
 	install -m 644 config/plumb.example.ini $(DESTDIR)$(PREFIX)/share/plumb/plumb.example.ini
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/plumb/plumb.ini ]; then \
 		echo "keeping $(DESTDIR)$(SYSCONFDIR)/plumb/plumb.ini (the new defaults are in $(PREFIX)/share/plumb/plumb.example.ini)"; \

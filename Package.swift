@@ -7,9 +7,11 @@ let package = Package(
         .executable(name: "plumb", targets: ["PlumbCLI"]),
         // Measurements for `make bench` (bench/*.sh): too machine-dependent for tests.
         .executable(name: "plumb-bench", targets: ["PlumbBench"]),
-        .library(name: "Plumb", targets: ["Plumb"]),
+        .library(name: "Plumb", targets: ["Plumb", "PlumbRotation"]),
     ],
     targets: [
+        // GLib, GObject and GIO: the C side of the GLib module (main contexts, key files, D-Bus).
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // GStreamer core plus the -base libraries (app, video, tag, pbutils); see module.modulemap.
         .systemLibrary(
             name: "CGStreamer",
@@ -22,34 +24,55 @@ let package = Package(
             pkgConfig: "gstreamer-rtsp-server-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev"])]
         ),
-        // What Swift cannot call directly: macros, varargs, function-pointer casts.
-        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
-        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
         // libsoup 3, GLib's HTTP server, for the control API of `plumb serve`.
         .systemLibrary(
             name: "CSoup",
             pkgConfig: "libsoup-3.0",
             providers: [.apt(["libsoup-3.0-dev"])]
         ),
+        // What Swift cannot call directly: macros, varargs, function-pointer casts.
+        .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.
         .target(name: "CSoupShim", dependencies: ["CSoup"]),
-        // The Swift HTTP server over libsoup, run on a GStreamer-layer MainContext.
-        .target(name: "Soup", dependencies: ["CSoup", "CSoupShim", "GStreamer"]),
-        // GIO's GDBus, for iio-sensor-proxy; the API Plumb uses needs no C shim (typed callbacks only).
-        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(name: "Plumb", dependencies: ["GStreamer", "Soup", "CGio"]),
         // What the executable alone needs in C: holding the stop signals before any initializer runs.
         .target(name: "CPlumbCLIShim"),
-        .executableTarget(name: "PlumbCLI", dependencies: ["Plumb", "GStreamer", "CPlumbCLIShim"]),
-        .executableTarget(name: "PlumbBench", dependencies: ["Plumb", "GStreamer"]),
+
+        // The Swift layers over C, lowest first. Each layer imports only the ones below it.
+        // GLib: main contexts and their threads, key files, the log hook, a typed D-Bus client.
+        .target(name: "GLib", dependencies: ["CGio"]),
+        // GStreamer: elements, bins, pads, caps, tags, buses, the RTSP server.
+        .target(name: "GStreamer", dependencies: ["GLib", "CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
+        // Soup: the HTTP server over libsoup, run on a GLib MainContext.
+        .target(name: "Soup", dependencies: ["GLib", "CSoup", "CSoupShim"]),
+
+        // Plumb itself.
+        // Rotation: angles, gravity samples, the coordinator, the observer, accelerometers. No GStreamer.
+        .target(name: "PlumbRotation", dependencies: ["GLib"]),
+        // The engine: capture session, outputs, preview, media files, description files, runner.
+        .target(name: "Plumb", dependencies: ["PlumbRotation", "GStreamer", "GLib"]),
+        // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
+        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GStreamer", "GLib"]),
+        // The `plumb` executable: arguments, commands, signals.
+        .executableTarget(name: "PlumbCLI",
+                          dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"]),
+        .executableTarget(name: "PlumbBench", dependencies: ["Plumb", "PlumbRotation", "GStreamer", "GLib"]),
+
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
-        .target(name: "PlumbTestSupport", path: "Tests/Support"),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "PlumbTestSupport"]),
-        .testTarget(name: "PlumbTests", dependencies: ["Plumb", "GStreamer", "Soup", "CGio", "PlumbTestSupport"]),
-        .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "PlumbTestSupport"]),
+        .target(name: "PlumbTestSupport", dependencies: ["PlumbRotation"], path: "Tests/Support"),
+        .testTarget(name: "GLibTests", dependencies: ["GLib", "PlumbTestSupport"]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "GLib", "PlumbTestSupport"]),
+        .testTarget(name: "SoupTests", dependencies: ["Soup", "GLib", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbRotationTests", dependencies: ["PlumbRotation", "GLib", "CGio", "PlumbTestSupport"]),
+        // Test-only stand-ins for hardware elements (v4l2h264enc, vah264enc ...): the GType
+        // registration of a GstBin subclass, registered in the test process only.
+        .target(name: "CStandIns", dependencies: ["CGStreamer"], path: "Tests/CStandIns"),
+        .testTarget(name: "PlumbTests",
+                    dependencies: ["Plumb", "PlumbRotation", "GStreamer", "GLib", "PlumbTestSupport", "CStandIns"]),
+        .testTarget(name: "PlumbServiceTests",
+                    dependencies: ["PlumbService", "Plumb", "PlumbRotation", "Soup", "GStreamer", "GLib", "PlumbTestSupport"]),
         // Runs the built `plumb` binary, as a user would.
         // GStreamer for the RECORD server `plumb serve` publishes to in its tests.
-        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport", "GStreamer"]),
+        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport", "GStreamer", "GLib"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rotation latency: an accelerometer sample (replayed) -> the first turned frame at the
-# preview's sink, through RotationObserver, the session and videoflip; plain and letterbox.
+# preview's sink, through RotationObserver, the session and videoflip; plain and letterbox,
+# and at 720p. make bench runs the first (rotation_latency_ms) itself.
 # Usage: bench/rotation-latency.sh [path/to/plumb]   (plumb-bench is taken from beside it)
 set -euo pipefail
 plumb=${1:-.build/release/plumb}

@@ -5,3 +5,4 @@
 #include <gst/video/video.h>
 #include <gst/tag/tag.h>
 #include <gst/pbutils/pbutils.h>
+#include <gst/sdp/sdp.h>

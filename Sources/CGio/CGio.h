@@ -1,3 +1,3 @@
 #pragma once
-// GIO's GDBus, for iio-sensor-proxy (net.hadess.SensorProxy) on the system bus.
+// GLib, GObject and GIO, for the GLib module: main contexts, key files, the log, GDBus.
 #include <gio/gio.h>

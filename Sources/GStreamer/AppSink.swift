@@ -1,5 +1,6 @@
 internal import CGStreamer
 import Foundation
+import GLib
 
 /// An `appsink` element: where frames leave GStreamer for Swift.
 public final class AppSink: Element, @unchecked Sendable {  // as Element: a fixed pointer; appsink's API is thread-safe

@@ -1,4 +1,5 @@
 import Foundation
+import GLib
 
 /// A bus watch whose messages go straight to a handler on the thread that iterates
 /// the MainContext — for an owner that *is* that thread (the capture session's

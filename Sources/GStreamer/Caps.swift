@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 
 /// An owned GstCaps. Treated as immutable once made (caps are shared copy-on-write).
 public final class Caps: @unchecked Sendable, CustomStringConvertible, Equatable {

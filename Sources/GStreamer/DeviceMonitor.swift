@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 
 /// A capture device found by GstDeviceMonitor.
 public struct Device: Sendable {
@@ -8,6 +9,8 @@ public struct Device: Sendable {
     public var caps: Caps?
     /// The provider's properties: device.path / api.v4l2.path, driver, bus ...
     public var properties: Structure?
+    /// The factory of the element the device makes ("v4l2src", "libcamerasrc").
+    public var elementFactory: String?
 
     /// The device node, from whichever property the provider set.
     public var path: String? {
@@ -41,10 +44,17 @@ public enum DeviceMonitor {
                 name: takeString(gst_device_get_display_name(device)) ?? "?",
                 deviceClass: takeString(gst_device_get_device_class(device)) ?? deviceClass,
                 caps: gst_device_get_caps(device).map { Caps(taking: $0) },
-                properties: gst_device_get_properties(device).map { Structure(taking: $0) }))
+                properties: gst_device_get_properties(device).map { Structure(taking: $0) },
+                elementFactory: factoryName(of: device)))
             list = node.pointee.next
         }
         g_list_free_full(head, { gst_object_unref($0) })
         return result
+    }
+
+    /// Makes the device's element (not started: a camera is not opened by it) to learn its factory.
+    private static func factoryName(of device: UnsafeMutablePointer<GstDevice>) -> String? {
+        guard let element = gst_device_create_element(device, nil) else { return nil }
+        return Element.wrap(UnsafeMutableRawPointer(element), retain: false).factoryName
     }
 }

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 internal import CGStreamerShim
 
 /// An owned GstElement.
@@ -41,7 +42,7 @@ public class Element: Object, @unchecked Sendable {
     /// gst_element_set_state, then waits up to `timeout` for an asynchronous change.
     /// A failure throws the bus error that caused it when there is one (a pipeline's
     /// bus errors are recorded as they are posted); a bus error during the wait ends
-    /// the wait with that error; otherwise a time-out throws `PlumbErrorCode.stateChangeTimedOut`.
+    /// the wait with that error; otherwise a time-out throws `GStreamerError.OwnCode.stateChangeTimedOut`.
     /// After a failure or time-out the element is left as GStreamer left it: set it to `.null`.
     public func setState(_ state: State, timeout: Duration = .seconds(10)) throws(GStreamerError) {
         let recorder = errorRecorder
@@ -49,7 +50,7 @@ public class Element: Object, @unchecked Sendable {
         let result = gst_element_set_state(element, state.gst)
         if result == GST_STATE_CHANGE_FAILURE {
             throw recorder?.take(waiting: Self.errorGrace)
-                ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                ?? GStreamerError(code: GStreamerError.OwnCode.stateChangeFailed.rawValue,
                                   message: "\(name) could not change state to \(state)", source: path)
         }
         guard result == GST_STATE_CHANGE_ASYNC else { return }
@@ -65,13 +66,13 @@ public class Element: Object, @unchecked Sendable {
             let waited = gst_element_get_state(element, &current, &pending, GstClockTime(slice.nanoseconds))
             if waited == GST_STATE_CHANGE_FAILURE {
                 throw recorder?.take(waiting: Self.errorGrace)
-                    ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                    ?? GStreamerError(code: GStreamerError.OwnCode.stateChangeFailed.rawValue,
                                       message: "\(name) failed to reach \(state)", source: path)
             }
             if waited != GST_STATE_CHANGE_ASYNC { return }
             if let error = recorder?.take() { throw error }
             if remaining <= .zero {
-                throw GStreamerError(code: PlumbErrorCode.stateChangeTimedOut.rawValue,
+                throw GStreamerError(code: GStreamerError.OwnCode.stateChangeTimedOut.rawValue,
                                      message: "\(name) did not reach \(state) within \(timeout) "
                                          + "(still \(State(current)), going to \(State(pending)))",
                                      source: path)
@@ -96,7 +97,7 @@ public class Element: Object, @unchecked Sendable {
         recorder?.clear()
         guard gst_element_sync_state_with_parent(element) != 0 else {
             throw recorder?.take(waiting: Self.errorGrace)
-                ?? GStreamerError(code: PlumbErrorCode.stateChangeFailed.rawValue,
+                ?? GStreamerError(code: GStreamerError.OwnCode.stateChangeFailed.rawValue,
                                   message: "\(name) could not follow its parent's state", source: path)
         }
     }

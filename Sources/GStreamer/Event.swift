@@ -9,6 +9,9 @@ public enum Event: Sendable {
     case forceKeyUnit(allHeaders: Bool, count: UInt32)
     /// Its downstream twin, for elements below the encoder.
     case forceKeyUnitDownstream(runningTime: ClockTime, allHeaders: Bool, count: UInt32)
+    /// A stream-scope tag event (gst_event_new_tag): downstream metadata for the stream,
+    /// e.g. `image-orientation` into a muxer's pad.
+    case tag(TagList)
 
     func make() -> UnsafeMutablePointer<GstEvent> {
         switch self {
@@ -20,6 +23,9 @@ public enum Event: Sendable {
             return gst_video_event_new_downstream_force_key_unit(GstClockTime(ClockTime.none), GstClockTime(ClockTime.none),
                                                                   GstClockTime(runningTime),
                                                                   allHeaders ? 1 : 0, count)
+        case let .tag(list):
+            // The event takes its own copy: the TagList value stays immutable.
+            return gst_event_new_tag(gst_tag_list_copy(list.pointer))
         }
     }
 }

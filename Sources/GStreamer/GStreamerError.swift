@@ -12,7 +12,7 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The path of the element that posted it, e.g. "/GstPipeline:pipeline0/GstV4l2Src:src".
     public var source: String?
 
-    public init(domain: String = GStreamerError.plumbDomain, code: Int = 0, message: String,
+    public init(domain: String = GStreamerError.ownDomain, code: Int = 0, message: String,
                 debug: String? = nil, source: String? = nil) {
         self.domain = domain
         self.code = code
@@ -21,8 +21,8 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
         self.source = source
     }
 
-    /// The domain of errors Plumb raises itself (not from a GError).
-    public static let plumbDomain = "plumb-error-quark"
+    /// The domain of errors this layer raises itself (not from a GError): see `OwnCode`.
+    public static let ownDomain = "plumb-error-quark"
     public static let parseDomain = "gst_parse_error"  // gst_parse_error_quark's string
     public static let resourceDomain = "gst-resource-error-quark"
     public static let coreDomain = "gst-core-error-quark"

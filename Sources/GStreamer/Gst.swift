@@ -1,5 +1,6 @@
 internal import CGStreamer
 import Foundation
+import GLib
 
 /// Process-wide GStreamer set-up and facts.
 public enum Gst {
@@ -30,6 +31,13 @@ public enum Gst {
         return takeString(gst_version_string()) ?? "GStreamer"
     }
 
+    /// The GStreamer library's version (gst_version): (1, 22, 0) on Debian 12, (1, 26, 2) on Debian 13.
+    public static var version: (major: UInt32, minor: UInt32, micro: UInt32) {
+        var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0
+        gst_version(&major, &minor, &micro, &nano)
+        return (major, minor, micro)
+    }
+
     /// The factory's klass metadata ("Source/Video", "Sink/Video"), nil if there is no such factory.
     public static func elementClass(_ factory: String) -> String? {
         try? initialize()
@@ -57,13 +65,6 @@ extension ClockTime {
     public static let millisecond: ClockTime = 1_000_000
     /// GST_CLOCK_TIME_NONE
     public static let none: ClockTime = .max
-}
-
-/// Copies a C string GLib handed over with transfer-full and frees it.
-func takeString(_ p: UnsafeMutablePointer<gchar>?) -> String? {
-    guard let p else { return nil }
-    defer { g_free(p) }
-    return String(cString: p)
 }
 
 /// Copies a borrowed C string.

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 
 extension Message {
     /// GstProgressType.

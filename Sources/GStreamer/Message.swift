@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 
 /// An owned GstMessage.
 public final class Message: @unchecked Sendable {

@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGStreamerShim
+import GLib
 
 /// A bus watch (gst_bus_create_watch) attached to a MainContext: each message is
 /// handed over on the thread iterating that context. The one mechanism under
@@ -13,7 +14,7 @@ public final class MessageWatch: Sendable {
         let bus = gst_element_get_bus(pipeline.element)!
         defer { gst_object_unref(UnsafeMutableRawPointer(bus)) }
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
-        Diagnostics.busWatchAttached()
+        LiveCounts.busWatchAttached()
         let s = plumb_bus_watch_attach(bus, context.pointer, { _, message, userData in
             guard let message, let userData else { return 1 }
             Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(userData).takeUnretainedValue()
@@ -21,13 +22,13 @@ public final class MessageWatch: Sendable {
             return 1  // G_SOURCE_CONTINUE
         }, box, { userData in
             if let userData { Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(userData).release() }
-            Diagnostics.busWatchDetached()
+            LiveCounts.busWatchDetached()
         })
         if s == nil {  // only a bus made without async delivery has no watch source
             Unmanaged<Box<@Sendable (Message) -> Void>>.fromOpaque(box).release()
-            Diagnostics.busWatchDetached()
+            LiveCounts.busWatchDetached()
         }
-        source = AttachedSource(s)
+        source = AttachedSource(raw: s)
     }
 
     /// Removes the watch. Idempotent; also done when the watch is released.

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 
 extension Object {
     /// g_object_weak_ref: `callback` runs once when the GObject is finalized (on the

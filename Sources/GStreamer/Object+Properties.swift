@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 internal import CGStreamerShim
 
 /// Typed property access. A wrong name, a wrong type or a value out of range

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 internal import CGStreamerShim
 
 /// An owned reference to a GstObject; the base of Element, Bin, Pipeline and Pad.
@@ -20,12 +21,12 @@ public class Object: @unchecked Sendable, CustomStringConvertible {
             gst_object_ref_sink(raw)
         }
         self.raw = raw
-        Diagnostics.objectWrapperCreated()
+        LiveCounts.objectWrapperCreated()
     }
 
     deinit {
         gst_object_unref(raw)
-        Diagnostics.objectWrapperDestroyed()
+        LiveCounts.objectWrapperDestroyed()
     }
 
     var gstObject: UnsafeMutablePointer<GstObject> { cast(raw) }

@@ -21,4 +21,9 @@ public struct ProbedPad {
 
     /// A timestamp as running time, from the pad's segment (see `Pad.runningTime(of:)`).
     public func runningTime(of timestamp: ClockTime) -> ClockTime? { Pad.runningTime(of: timestamp, on: pad) }
+
+    /// gst_pad_push_event out of the pad, from its own streaming thread (e.g. a tag before
+    /// the buffer the probe holds).
+    @discardableResult
+    public func push(_ event: Event) -> Bool { gst_pad_push_event(pad, event.make()) != 0 }
 }

@@ -1,5 +1,6 @@
 internal import CGStreamer
 import Foundation
+import GLib
 
 /// An owned GstPad.
 public final class Pad: Object, @unchecked Sendable {
@@ -136,6 +137,12 @@ public struct ProbeInfo {
     public var bufferPTS: ClockTime? {
         guard let pts = buffer?.pointee.pts, pts != ClockTime.none else { return nil }
         return ClockTime(pts)
+    }
+
+    /// The buffer's decoding timestamp, if the probe carries a buffer with one.
+    public var bufferDTS: ClockTime? {
+        guard let dts = buffer?.pointee.dts, dts != ClockTime.none else { return nil }
+        return ClockTime(dts)
     }
 
     public var hasBuffer: Bool { buffer != nil }

@@ -2,6 +2,7 @@ internal import CGStreamer
 internal import CGStreamerShim
 import Foundation
 import Synchronization
+import GLib
 
 /// An owned GstPipeline. Its bus's error messages are also recorded on the
 /// posting thread, so a failed state change can throw the error that caused it
@@ -70,19 +71,19 @@ public final class Pipeline: Bin, @unchecked Sendable {
 /// bus's single sync handler is installed once. Both references are released by
 /// GLib when the pipeline (qdata) and its bus (sync handler) are finalized.
 ///
-/// `@unchecked Sendable`: `error` is only touched under `condition`'s lock.
-final class ErrorRecorder: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var error: GStreamerError?
+/// The wait is on a semaphore, whose timeout runs on the monotonic clock: a condition's
+/// deadline is wall time, which a clock set back by NTP would stretch by as much.
+final class ErrorRecorder: Sendable {
+    private let error = Mutex<GStreamerError?>(nil)
+    /// Signalled once per recorded error.
+    private let arrived = DispatchSemaphore(value: 0)
 
-    func clear() { condition.withLock { error = nil } }
+    func clear() { error.withLock { $0 = nil } }
 
     func record(_ e: GStreamerError?) {
         guard let e else { return }
-        condition.withLock {
-            if error == nil { error = e }
-            condition.broadcast()
-        }
+        error.withLock { if $0 == nil { $0 = e } }
+        arrived.signal()
     }
 
     /// The recorded error, taken away; waits up to `grace` for one to arrive. A bin
@@ -90,12 +91,14 @@ final class ErrorRecorder: @unchecked Sendable {
     /// the same message is posted on the pipeline's bus (where it is recorded), so a
     /// failure seen by the waiting thread can be ahead of its error.
     func take(waiting grace: Duration = .zero) -> GStreamerError? {
-        let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
-                                                 + Double(grace.components.attoseconds) / 1e18)
-        return condition.withLock {
-            while error == nil && condition.wait(until: deadline) {}
-            defer { error = nil }
-            return error
+        let nanoseconds = grace.components.seconds * 1_000_000_000 + grace.components.attoseconds / 1_000_000_000
+        let deadline = DispatchTime.now() + .nanoseconds(Int(max(0, nanoseconds)))
+        while true {
+            // Signals left over from errors taken earlier only make this look once more.
+            if let taken = error.withLock({ e in defer { e = nil }; return e }) { return taken }
+            if arrived.wait(timeout: deadline) == .timedOut {
+                return error.withLock { e in defer { e = nil }; return e }
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGStreamerShim
+import GLib
 
 /// Connects Swift closures to GObject signals through the shim's trampolines.
 /// Handlers run on whichever thread emits the signal; they must only hand off.

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLib
 internal import CGStreamerShim
 
 /// An owned copy of a GstStructure (caps entries, element messages, device properties).

@@ -4,7 +4,7 @@ import Foundation
 extension TagList {
     /// A GstDateTime tag ("datetime") as the wall-clock time in `timeZone`, with its offset:
     /// EXIF DateTimeOriginal has no zone and is read as the camera's local time.
-    public func set(_ tag: String, _ date: Date, timeZone: TimeZone) throws(GStreamerError) {
+    public mutating func set(_ tag: String, _ date: Date, timeZone: TimeZone) throws(GStreamerError) {
         let c = Calendar(identifier: .gregorian).dateComponents(in: timeZone, from: date)
         let offset = Float(timeZone.secondsFromGMT(for: date)) / 3600
         guard let dt = gst_date_time_new(offset, gint(c.year!), gint(c.month!), gint(c.day!), gint(c.hour!),

@@ -1,25 +1,32 @@
 internal import CGStreamer
+import GLib
 internal import CGStreamerShim
 import Foundation
 
-/// An owned GstTagList: the metadata muxers write (EXIF through jifmux, MP4 tags).
-///
-/// `@unchecked Sendable`: mutated only before it is shared; a setter first makes
-/// the list writable (copies it if another owner holds a reference).
-public final class TagList: @unchecked Sendable, CustomStringConvertible {
-    private(set) var pointer: UnsafeMutablePointer<GstTagList>
+/// A GstTagList as a value: the metadata muxers write (EXIF through jifmux, MP4 tags).
+/// Copies share one list until one of them is changed (copy on write), so a list handed
+/// to another thread never changes under it.
+public struct TagList: Sendable, CustomStringConvertible {
+    /// The owned list. `@unchecked Sendable`: never changed once it can be shared — a
+    /// setter writes only into a storage it holds alone (`isKnownUniquelyReferenced`).
+    private final class Storage: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<GstTagList>
+        init(taking pointer: UnsafeMutablePointer<GstTagList>) { self.pointer = pointer }
+        deinit { gst_mini_object_unref(cast(pointer)) }
+    }
+
+    private var storage: Storage
+    var pointer: UnsafeMutablePointer<GstTagList> { storage.pointer }
 
     public init() {
         try? Gst.initialize()
-        pointer = gst_tag_list_new_empty()
+        storage = Storage(taking: gst_tag_list_new_empty())
     }
 
     init(retaining pointer: UnsafeMutablePointer<GstTagList>) {
         gst_mini_object_ref(cast(pointer))
-        self.pointer = pointer
+        storage = Storage(taking: pointer)
     }
-
-    deinit { gst_mini_object_unref(cast(pointer)) }
 
     /// gst_tag_list_new_from_string: "taglist, title=(string)x". The prefix is checked
     /// here because GStreamer only asserts it (a GLib critical, then NULL).
@@ -28,7 +35,7 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {
         guard string.hasPrefix("taglist"), let list = gst_tag_list_new_from_string(string) else {
             throw GStreamerError(message: "\"\(string)\" is not a valid tag list")
         }
-        pointer = list
+        storage = Storage(taking: list)
     }
 
     public var description: String { takeString(gst_tag_list_to_string(pointer)) ?? "" }
@@ -36,6 +43,7 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {
 
     // Well-known tag names (GST_TAG_* are string macros).
     public static let title = "title"
+    public static let comment = "comment"
     public static let deviceManufacturer = "device-manufacturer"
     public static let deviceModel = "device-model"
     public static let dateTime = "datetime"
@@ -46,41 +54,48 @@ public final class TagList: @unchecked Sendable, CustomStringConvertible {
     public static let applicationName = "application-name"
 
     /// Replaces `tag` with a string value. An unknown tag or a tag of another type is an error.
-    public func set(_ tag: String, _ value: String) throws(GStreamerError) {
+    public mutating func set(_ tag: String, _ value: String) throws(GStreamerError) {
         try set(tag, type: "gchararray") { g_value_init(&$0, g_type_from_name("gchararray")); g_value_set_string(&$0, value) }
     }
 
-    public func set(_ tag: String, _ value: Double) throws(GStreamerError) {
+    public mutating func set(_ tag: String, _ value: Double) throws(GStreamerError) {
         try set(tag, type: "gdouble") { g_value_init(&$0, g_type_from_name("gdouble")); g_value_set_double(&$0, value) }
     }
 
-    public func set(_ tag: String, _ value: UInt32) throws(GStreamerError) {
+    public mutating func set(_ tag: String, _ value: UInt32) throws(GStreamerError) {
         try set(tag, type: "guint") { g_value_init(&$0, g_type_from_name("guint")); g_value_set_uint(&$0, value) }
     }
 
     /// A GstDateTime tag ("datetime") in UTC.
-    public func set(_ tag: String, _ date: Date) throws(GStreamerError) {
+    public mutating func set(_ tag: String, _ date: Date) throws(GStreamerError) {
         try set(tag, date, timeZone: TimeZone(identifier: "UTC")!)
     }
 
     /// Checks that `tag` exists and holds `type`, makes the list writable and
     /// replaces the tag with the value `fill` initializes.
-    func set(_ tag: String, type: String, _ fill: (inout GValue) -> Void) throws(GStreamerError) {
+    mutating func set(_ tag: String, type: String, _ fill: (inout GValue) -> Void) throws(GStreamerError) {
         guard gst_tag_exists(tag) != 0 else {
-            throw GStreamerError(code: PlumbErrorCode.unknownTag.rawValue,
+            throw GStreamerError(code: GStreamerError.OwnCode.unknownTag.rawValue,
                                  message: "unknown tag \"\(tag)\": GStreamer has no tag of that name")
         }
         let expected = gst_tag_get_type(tag)
         guard g_type_from_name(type) == expected else {
-            throw GStreamerError(code: PlumbErrorCode.tagTypeMismatch.rawValue,
+            throw GStreamerError(code: GStreamerError.OwnCode.tagTypeMismatch.rawValue,
                                  message: "tag \"\(tag)\" holds \(gtypeName(expected)), not \(type)")
         }
         var value = GValue()
         fill(&value)
         defer { g_value_unset(&value) }
-        // gst_tag_list_make_writable is a macro over gst_mini_object_make_writable.
-        pointer = UnsafeMutablePointer(OpaquePointer(gst_mini_object_make_writable(cast(pointer))))
+        makeUnique()
         gst_tag_list_add_value(pointer, GST_TAG_MERGE_REPLACE, tag, &value)
+    }
+
+    /// Gives this value a list of its own before a change: a copy when another TagList
+    /// shares the storage, or when GStreamer holds another reference (the list is not
+    /// writable: gst_tag_list_make_writable's test).
+    private mutating func makeUnique() {
+        guard !isKnownUniquelyReferenced(&storage) || gst_mini_object_is_writable(cast(pointer)) == 0 else { return }
+        storage = Storage(taking: gst_tag_list_copy(pointer))
     }
 
     /// The tag's value, nil when absent or when the tag holds another type

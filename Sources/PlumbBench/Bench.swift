@@ -29,6 +29,7 @@ enum Bench {
         }
 
         var start: [Double] = []
+        var stop: [Double] = []
         var offset: [Double] = []
         for i in 0..<recordings {
             let url = folder.appendingPathComponent("bench-\(i).mp4")
@@ -42,7 +43,9 @@ enum Bench {
                 offset.append(Double(Int64(first) - Int64(request)) / 1e6)
             }
             try await Task.sleep(for: .milliseconds(200))
-            _ = try await recording.stop()
+            let stopping = ContinuousClock.now
+            _ = try await recording.stop()  // returns once the MP4 is finalized
+            stop.append(ms(ContinuousClock.now - stopping))
             try? FileManager.default.removeItem(at: url)
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))
         }
@@ -54,6 +57,17 @@ enum Bench {
         report("  still (takePhoto -> JPEG bytes), n=\(still.count)", still)
         report("  recording start (startRecording -> first keyframe into mp4mux), n=\(start.count)", start)
         report("  first recorded frame's time minus the request's (pipeline clock)", offset)
+        report("  recording stop (stop -> MP4 finalized), n=\(stop.count)", stop)
+        result("frame_interval_ms", 1000 / Double(fps))
+        result("still_latency_ms.p50", percentile(still, 50))
+        result("still_latency_ms.p95", percentile(still, 95))
+        result("still_latency_ms.p99", percentile(still, 99))
+        result("still_latency_ms.samples", samples: still)
+        result("record_start_ms.p50", percentile(start, 50))
+        result("record_start_ms.p99", percentile(start, 99))
+        result("record_start_ms.samples", samples: start)
+        result("record_stop_ms.p50", percentile(stop, 50))
+        result("record_stop_ms.samples", samples: stop)
         print("  preview while all this ran: \(frames.count) frames, largest arrival gap "
               + "\(fmt(Double(frames.largestArrivalGap) / 1e6)) ms, largest timestamp gap "
               + "\(fmt(Double(frames.largestTimestampGap) / 1e6)) ms")
@@ -68,7 +82,7 @@ enum Bench {
     private static func report(_ label: String, _ values: [Double]) {
         guard !values.isEmpty else { return print("\(label): no samples") }
         let s = values.sorted()
-        func q(_ p: Double) -> Double { s[min(s.count - 1, Int((Double(s.count - 1) * p).rounded()))] }
+        func q(_ p: Double) -> Double { percentile(s, p * 100) }
         print("\(label): min \(fmt(s.first!)) / median \(fmt(q(0.5))) / p90 \(fmt(q(0.9))) / max \(fmt(s.last!)) ms")
     }
 }

@@ -1,7 +1,7 @@
 // plumb-bench: measurements that are too machine-dependent for tests. Run by `make bench`
 // (bench/*.sh). Prints what it measured; exit 1 when a measurement could not be made.
 //
-//   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern snow|ball|...] [--transport tcp|udp] [--bitrate KBITS]
+//   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern snow|ball|...] [--transport tcp|udp] [--bitrate KBITS] [--first-frame-only]
 //
 // rtsp-preview: a live test pattern is encoded by the preview branch and served by
 // RTSPPreview (all in this process, as `plumb serve` will). It reports
@@ -15,6 +15,7 @@
 import Foundation
 import GStreamer
 import Plumb
+import GLib
 
 /// CPU time (user + system) this process has used, in seconds.
 func cpuSeconds() -> Double {
@@ -101,8 +102,13 @@ func rtspPreview(_ arguments: [String]) {
     var pattern = "snow"
     var transport = "tcp"
     var bitrate = 1500
+    var firstFrameOnly = false
     var args = arguments[...]
     while let flag = args.popFirst() {
+        if flag == "--first-frame-only" {
+            firstFrameOnly = true
+            continue
+        }
         guard let value = args.popFirst() else { fail("\(flag) needs a value") }
         switch flag {
         case "--size": size = VideoSize(parsing: value) ?? { fail("--size wants WxH, e.g. 640x480") }()
@@ -171,6 +177,15 @@ func rtspPreview(_ arguments: [String]) {
         + "; \(external.count) of \(joins) within 5 s  (its own start-up alone: median \(format(median(startup))))")
     say("  keyframes made: \(source.stream.statistics.keyframes), requests sent to the encoder: "
         + "\(source.stream.statistics.keyframeRequestsSent), wishes: \(source.stream.statistics.keyframeWishes)")
+
+    result("rtsp.first_frame_ms.\(transport)", median(inProcess) * 1000)
+    result("rtsp.first_frame_ms.\(transport).samples", samples: inProcess.map { $0 * 1000 })
+    if firstFrameOnly {
+        preview.stop()
+        source.stop()
+        loop.stop()
+        return
+    }
 
     // CPU of this (serving) process with 0, 1, 4, 8 consumers.
     _ = waitUntil(10) { preview.clientCount == 0 }

@@ -1,6 +1,7 @@
 import Foundation
 import Plumb
 import Synchronization
+import PlumbRotation
 
 /// `plumb-bench rotation-latency`: how long a turn of the device takes to show in the
 /// preview, printed as numbers.
@@ -100,6 +101,11 @@ enum RotationBench {
         report("  sample -> angle applied to the preview's videoflip", toApplied)
         report("  angle applied -> first turned frame at the preview's sink", toShown)
         report("  sample -> first turned frame at the preview's sink (rotation latency)", total)
+        if case .rotate = layout {
+            result("rotation_latency_ms.p50", percentile(total, 50))
+            result("rotation_latency_ms.p99", percentile(total, 99))
+            result("rotation_latency_ms.samples", samples: total)
+        }
         print("  preview: \(frames.count) frames, largest arrival gap \(fmt(Double(frames.largestArrivalGap) / 1e6)) ms")
     }
 
@@ -121,7 +127,7 @@ enum RotationBench {
     private static func report(_ label: String, _ values: [Double]) {
         guard !values.isEmpty else { return print("\(label): no samples") }
         let s = values.sorted()
-        func q(_ p: Double) -> Double { s[min(s.count - 1, Int((Double(s.count - 1) * p).rounded()))] }
+        func q(_ p: Double) -> Double { percentile(s, p * 100) }
         print("\(label), n=\(s.count): min \(fmt(s.first!)) / median \(fmt(q(0.5))) / p90 \(fmt(q(0.9))) / max \(fmt(s.last!)) ms")
     }
 }

@@ -4,6 +4,10 @@
 //   plumb-bench capture [--size WxH] [--fps N] [--photos N] [--recordings N]
 //   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern P] [--transport tcp|udp] [--bitrate KBITS]
 //   plumb-bench rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]
+//   plumb-bench idle [--size WxH] [--fps N] [--seconds S]
+//
+// Besides the text, each measurement `make bench` keeps is printed as a line
+// "= KEY JSON" (a number, or the samples as an array) that bench/run.sh collects.
 //
 // Exit 0 when done, 2 on a bad argument, 1 when a measurement could not be made.
 import Foundation
@@ -17,6 +21,25 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// One measurement for bench/results.json: "= KEY JSON".
+func result(_ key: String, _ value: Double) {
+    fflush(nil)  // after the text print() has buffered (all streams: stdout is not concurrency-safe)
+    say("= \(key) \(value.isFinite ? String(format: "%.3f", value) : "null")")
+}
+
+/// The samples behind a distribution, for the charts.
+func result(_ key: String, samples: [Double]) {
+    fflush(nil)
+    say("= \(key) [" + samples.map { String(format: "%.2f", $0) }.joined(separator: ",") + "]")
+}
+
+/// The nearest-rank percentile `p` (0...100) of `values`.
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let s = values.sorted()
+    guard !s.isEmpty else { return .nan }
+    return s[max(0, min(s.count - 1, Int((p / 100 * Double(s.count)).rounded(.up)) - 1))]
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "capture":
@@ -25,6 +48,8 @@ case "rtsp-preview":
     rtspPreview(Array(arguments.dropFirst()))
 case "rotation-latency":
     await RotationBench.main(Array(arguments.dropFirst()))
+case "idle":
+    await IdleBench.main(Array(arguments.dropFirst()))
 default:
-    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency [OPTIONS]", code: 2)
+    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency|idle [OPTIONS]", code: 2)
 }

@@ -7,16 +7,24 @@ struct CaptureOptions {
     /// `--camera` as given; nil means the first camera found.
     var camera: String?
     var size: VideoSize
+    /// `--zoom F`: the digital zoom from the first frame (1 to 8).
+    var zoom: Double?
 
     static let defaultSize = VideoSize(width: 1280, height: 720)
 
     static let help = """
           --camera NAME|PATH|test
                            the camera: a name or its start (as `plumb devices` lists it), a
-                           device path (/dev/video0), or `test` for the moving test pattern
-                           (`test:smpte` for scrolling bars); default: the first camera found
+                           device path (/dev/video0), libcamera:ID (a libcamera camera, as
+                           `plumb devices` lists it), or `test` for the moving test pattern
+                           (`test:smpte` for scrolling bars, `test:mjpeg` sent as MJPEG,
+                           `test:clock` with the wall clock coded in the picture),
+                           or image:FILE (a PNG or JPEG shown as a live camera);
+                           default: the first camera found
           --size WxH       the frame size (default 1280x720); a camera that lacks it gives
                            the nearest it has, and the facts say what was used
+          --zoom F         digital zoom, 1 to 8 (default 1): the centre of the picture, cropped
+                           and scaled back to the frame size
         """
 
     static func parse(_ arguments: inout Arguments) throws(UsageError) -> CaptureOptions {
@@ -24,7 +32,20 @@ struct CaptureOptions {
         if camera?.isEmpty == true { throw UsageError("--camera needs a name, a device path or `test`") }
         var size = defaultSize
         if let text = try arguments.option("--size") { size = try parseSize(text) }
-        return CaptureOptions(camera: camera, size: size)
+        let zoom = try arguments.option("--zoom").map { text throws(UsageError) -> Double in
+            guard let f = Double(text), f >= 1, f <= CaptureSession.defaultMaximumZoom else {
+                throw UsageError("--zoom \(text): expected a zoom factor from 1 to \(Int(CaptureSession.defaultMaximumZoom))")
+            }
+            return f
+        }
+        return CaptureOptions(camera: camera, size: size, zoom: zoom)
+    }
+
+    /// Applies `--zoom` to a session just opened and waits until frames carry it.
+    func applyZoom(to session: CaptureSession) async throws {
+        guard let zoom, zoom != 1 else { return }
+        try await session.setZoom(zoom)
+        try await session.waitForFrames(2)
     }
 
     /// The camera to open. Throws `CameraError` (unknown name) or `UsageError` (none connected).
@@ -55,9 +76,18 @@ struct CaptureOptions {
 extension CameraError.Cause {
     /// The camera argument names nothing usable (a typo, a wrong path): the user fixes
     /// the command line (exit 2). The other causes are a real camera failing (exit 1).
+    /// What the command line can do about it, in its own words (the engine names no flags).
+    var commandLineHint: String? {
+        switch self {
+        case .notFound: return "`plumb devices` lists the cameras; --camera test opens the test pattern"
+        case .notACaptureDevice, .unknownName: return "`plumb devices` lists the cameras"
+        default: return nil
+        }
+    }
+
     var isBadArgument: Bool {
         switch self {
-        case .unknownName, .notFound, .notADevice, .notACaptureDevice: return true
+        case .unknownName, .notFound, .notADevice, .notACaptureDevice, .notAnImage: return true
         case .busy, .permissionDenied, .noUsableFormat, .noFrames, .failed: return false
         }
     }
@@ -67,7 +97,8 @@ extension CameraError.Cause {
 /// exit 2 for what the command line can fix (an unknown camera, an unwritable path, a value
 /// out of range), exit 1 for a failure at run time (the camera's error names the device).
 func report(_ error: any Error, command: String) -> ExitCode {
-    FileHandle.standardError.write("plumb \(command): error: \(error)\n")
+    let hint = cameraError(error)?.cause.commandLineHint.map { " (\($0))" } ?? ""
+    FileHandle.standardError.write("plumb \(command): error: \(error)\(hint)\n")
     switch error {
     case let e as CameraError:
         return e.cause.isBadArgument ? .usage : .failure
@@ -77,6 +108,15 @@ func report(_ error: any Error, command: String) -> ExitCode {
         return .usage
     default:
         return .failure
+    }
+}
+
+/// The camera error inside `error`, if it is one.
+func cameraError(_ error: any Error) -> CameraError? {
+    switch error {
+    case let e as CameraError: return e
+    case CaptureError.camera(let e): return e
+    default: return nil
     }
 }
 

@@ -6,11 +6,14 @@ enum CheckCommand: Command {
     static let name = "check"
     static let summary = "check a pipeline description file without playing it"
     static let help = """
-        Usage: plumb check FILE [-D NAME=VALUE]...
+        Usage: plumb check FILE [-D NAME=VALUE]... [--strict]
 
         Parses FILE, substitutes its variables, checks every element, property and
-        caps, links the pipeline and brings it to READY (devices are opened, nothing
-        plays). Prints a summary and exits 0, or prints FILE:LINE:COL: error: ... and exits 2.
+        caps, that names are unique and that every element is linked (a missing "!"),
+        links the pipeline and brings it to READY (devices are opened, nothing plays).
+        Sinks that write files are not started: their folders are checked instead, so
+        a check creates, truncates or writes no file.
+        Prints a summary and exits 0, or prints FILE:LINE:COL: error: ... and exits 2.
         A capture device that is missing, busy or forbidden on this machine is only a
         warning (the description is sound) unless --strict is given.
 

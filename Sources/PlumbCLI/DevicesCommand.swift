@@ -8,8 +8,10 @@ enum DevicesCommand: Command {
     static let help = """
         Usage: plumb devices [--json]
 
-        Lists the video sources GStreamer's device monitor sees: name, device path,
-        and each format with its sizes and frame rates. Says so when there are none.
+        Lists the video sources GStreamer's device monitor sees: name, device path (or,
+        for a libcamera camera such as a Raspberry Pi camera module, libcamera:ID, what
+        --camera takes), and each format with its sizes and frame rates. Says so when
+        there are none.
 
         Options:
           --json   print a JSON array instead of text
@@ -32,7 +34,7 @@ enum DevicesCommand: Command {
             return .success
         }
         for camera in cameras {
-            say("\(camera.name)  \(camera.path ?? "(no device path)")")
+            say("\(camera.name)  \(camera.path ?? camera.source ?? "(no device path)")")
             for format in camera.formats {
                 let rates = format.framerates.isEmpty ? "" : " @ " + format.framerates.joined(separator: ", ")
                 say("  \(format.mediaType)\(format.format.map { " \($0)" } ?? "") \(format.size)\(rates)")

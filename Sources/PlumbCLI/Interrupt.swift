@@ -89,7 +89,9 @@ final class Interrupt: Sendable {
             }
             cleanup?()
             FileHandle.standardError.write("\n\(abortMessage)\n")
-            exit(ExitCode.aborted.rawValue)
+            // _exit, not exit: exit's handlers take time, and a command finishing meanwhile on
+            // the main thread would exit with its own status (0) while this one is in them.
+            _exit(ExitCode.aborted.rawValue)
         }
     }
 }

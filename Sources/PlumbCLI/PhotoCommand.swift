@@ -1,7 +1,8 @@
 import Foundation
 import Plumb
+import PlumbRotation
 
-/// `plumb photo [-o FILE] [--camera ...] [--size WxH] [--settle MS | --settle-frames N] [--quality Q] [--gps ...]`
+/// `plumb photo [-o FILE] [--camera ...] [--size WxH] [--settle MS | --settle-frames N] [--quality Q] [--location ...]`
 ///
 /// One session for one still, like the seeds' camera rig: open, let the exposure settle,
 /// take the next frame, close; then write the JPEG and print its facts.
@@ -10,15 +11,21 @@ enum PhotoCommand: Command {
     static let summary = "take one photo (JPEG with EXIF) and print its facts as JSON"
     static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
-        Usage: plumb photo [-o FILE] [--camera NAME|PATH|test] [--size WxH]
-                           [--settle MS | --settle-frames N] [--quality Q] [--gps LAT,LON[,ALT]]
+        Usage: plumb photo [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F]
+                           [--settle MS | --settle-frames N] [--quality Q]
+                           [--location gpsd[:HOST:PORT]|fixed:LAT,LON[,ALT]|off] [--max-fix-age S] [--gps LAT,LON[,ALT]]
                            [--accelerometer SPEC] [--mount ANGLE] [--facing back|front]
+                           [--hysteresis DEG] [--debounce MS]
 
         Opens the camera, lets its exposure settle, takes one frame as a JPEG, closes the
         camera, writes the file and prints its facts as one line of JSON on stdout:
-        camera, width, height, bytes, taken_at, orientation, gps, quality, file.
-        EXIF carries Make/Model (the camera), DateTimeOriginal (local time, with its UTC
-        offset in OffsetTimeOriginal), Orientation and GPS.
+        camera, width, height, bytes, taken_at, orientation, gps, quality, file, and with
+        GPS latitude, longitude, altitude, fix_age_s, gps_time (and clock_unsynchronized when
+        the wall clock is not synchronised). EXIF carries Make/Model (the camera),
+        DateTimeOriginal (local time, with its UTC offset in OffsetTimeOriginal), Orientation
+        and GPS (position, altitude, the fix's UTC time, error, speed and direction).
+        With --location gpsd the still carries the fix gpsd reported while the camera opened
+        and settled (a receiver reports about once a second).
         The file appears complete or not at all (written aside, then moved into place).
 
         Options:
@@ -33,8 +40,7 @@ enum PhotoCommand: Command {
           --settle-frames N
                            wait for N frames instead (0 to 10000)
           --quality Q      JPEG quality, 1 to 100 (default 90)
-          --gps LAT,LON[,ALT]
-                           write GPS tags: degrees (north and east positive), metres
+        \(LocationOptions.help)
 
         Ctrl-C or SIGTERM before the photo is taken closes the camera and writes nothing
         (exit 130). Exit codes: 0 written, 1 the camera or the file failed at run time,
@@ -57,7 +63,7 @@ enum PhotoCommand: Command {
         let quality = try arguments.option("--quality").map { text throws(UsageError) in
             try CaptureOptions.parseInt(text, option: "--quality", range: 1...100, what: "a JPEG quality")
         } ?? 90
-        let location = try arguments.option("--gps").map(parseLocation)
+        let location = try LocationOptions.parse(&arguments)
         let rotation = try RotationOptions(&arguments)
         try arguments.finish()
 
@@ -77,6 +83,10 @@ enum PhotoCommand: Command {
         }
         let settle: Settle = settleFrames.map { .frames($0) }
             ?? .milliseconds(settleMS ?? (source.isTestPattern ? 0 : 800))
+        // gpsd is asked from now on, while the camera opens and settles; the still never waits for it.
+        let locator = location.provider(command: name)
+        locator.start()
+        defer { locator.stop() }
 
         let interrupt = Interrupt(abortMessage: "plumb photo: aborted by a second signal; no photo was written")
         // The sensor is read from the moment the camera opens, as a real one would be: a turn
@@ -87,6 +97,12 @@ enum PhotoCommand: Command {
         do {
             session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(30))
         } catch {
+            return report(error, command: name)
+        }
+        do {
+            try await capture.applyZoom(to: session)
+        } catch {
+            await session.close()
             return report(error, command: name)
         }
         let photo: Photo?
@@ -104,7 +120,7 @@ enum PhotoCommand: Command {
                     await session.setRotation(observer.angles)
                     observer.stop()
                 }
-                return try await session.takePhoto(quality: quality, location: location)
+                return try await session.takePhoto(quality: quality, location: locator.current())
             }
         } catch {
             await session.close()
@@ -122,6 +138,9 @@ enum PhotoCommand: Command {
         } catch {
             return report(error, command: name)
         }
+        if !photo.facts.gps, let why = locator.whyNoFix {
+            FileHandle.standardError.write("plumb photo: warning: the photo has no GPS: \(why)\n")
+        }
         let facts = FactsReport(facts: photo.facts, file: target.url == nil ? nil : written.path).json
         if target.place == .standardOutput {
             FileHandle.standardError.write(facts + "\n")
@@ -134,24 +153,6 @@ enum PhotoCommand: Command {
     private enum Settle {
         case milliseconds(Int)
         case frames(Int)
-    }
-
-    /// "LAT,LON" or "LAT,LON,ALT" in degrees and metres.
-    static func parseLocation(_ text: String) throws(UsageError) -> GeoLocation {
-        let texts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        let parts = texts.map { Double($0) }
-        guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0?.isFinite == true }) else {
-            throw UsageError("--gps \(text): expected LAT,LON or LAT,LON,ALT in degrees and metres, such as 48.8584,2.2945,35")
-        }
-        let latitude = parts[0]!, longitude = parts[1]!
-        guard (-90...90).contains(latitude) else {
-            throw UsageError("--gps \(text): latitude \(texts[0]) is out of range (-90 to 90)")
-        }
-        guard (-180...180).contains(longitude) else {
-            throw UsageError("--gps \(text): longitude \(texts[1]) is out of range (-180 to 180)")
-        }
-        return GeoLocation(latitude: latitude, longitude: longitude, altitude: parts.count == 3 ? parts[2] : nil)
     }
 }
 

@@ -6,8 +6,8 @@ enum PlumbMain {
     static let version = "0.1.0"
 
     static var commands: [any Command.Type] { [
-        CheckCommand.self, RunCommand.self, DevicesCommand.self, PhotoCommand.self, RecordCommand.self,
-        RotationCommand.self, InspectCommand.self, ServeCommand.self,
+        CheckCommand.self, RunCommand.self, DevicesCommand.self, EncodersCommand.self, PhotoCommand.self, RecordCommand.self, ScanCommand.self,
+        RotationCommand.self, InspectCommand.self, RepairCommand.self, ServeCommand.self,
     ] }
 
     static var help: String {
@@ -34,8 +34,10 @@ enum PlumbMain {
         // The stop signals are caught from the first instruction (SignalInbox); from here on
         // only those the command watches are.
         SignalInbox.release(allBut: commands.first { $0.name == args.first }?.watchedSignals ?? [])
+        // No command is a usage error: the help goes to stderr with exit 2, like every
+        // other usage error (`plumb --help` asks for it: stdout, exit 0).
         guard let first = args.first else {
-            say(help)
+            FileHandle.standardError.write(help + "\n")
             exit(ExitCode.usage.rawValue)
         }
         if first == "--help" || first == "-h" || first == "help" {

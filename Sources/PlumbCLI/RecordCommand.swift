@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbRotation
 
 /// `plumb record --seconds N [-o FILE] [--camera ...] [--size WxH] [--fps N] [--codec h264|h265]`
 ///
@@ -10,15 +11,20 @@ enum RecordCommand: Command {
     static let summary = "record N seconds to an MP4 (H.264/H.265) and print its facts as JSON"
     static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
-        Usage: plumb record --seconds N [-o FILE] [--camera NAME|PATH|test] [--size WxH]
-                            [--fps N] [--codec h264|h265] [--accelerometer SPEC] [--mount ANGLE]
+        Usage: plumb record --seconds N [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F]
+                            [--fps N] [--codec h264|h265] [--encoder auto|NAME] [--accelerometer SPEC] [--mount ANGLE]
+                            [--facing back|front] [--hysteresis DEG] [--debounce MS]
                             [--split-on-rotation] [--burn-in]
+                            [--location gpsd[:HOST:PORT]|fixed:LAT,LON[,ALT]|off] [--max-fix-age S] [--gps LAT,LON[,ALT]]
 
         Opens the camera, records N seconds into a fragmented MP4 (a crash or power cut
         loses at most the last second), stops with EOS so the file is finalized, closes
         the camera and prints the facts as one line of JSON on stdout: codec, encoder,
-        width, height, seconds, frames, bytes, started_at, rotation, file. When it starts it
-        says so on stderr; on a terminal a progress line follows there (elapsed, frames, bytes).
+        width, height, seconds, frames, bytes, started_at, rotation, gps, file, and with GPS
+        latitude, longitude, altitude, fix_age_s, gps_time. When it starts it says so on
+        stderr; on a terminal a progress line follows there (elapsed, frames, bytes).
+        With --location the MP4 carries where it started (udta/©xyz, ISO 6709, as phones
+        write it: exiftool's GPSCoordinates, ffprobe's location tag).
 
         Options:
           --seconds N      how long to record, 1 to 3600 (decimals allowed)
@@ -30,11 +36,15 @@ enum RecordCommand: Command {
                            gives the nearest it has
           --codec C        h264 (default) or h265; when its encoder is missing the other one is
                            used, and the facts say which
+          --encoder E      auto (default: the best usable one, see `plumb encoders`) or an
+                           encoder's name (v4l2h264enc, vah264enc, x264enc ...); the facts name
+                           it and, in encoder_passed_over, why better ones were not used
         \(RotationOptions.help)
           --split-on-rotation  when the angle changes, close the file and go on in NAME-2.mp4,
                            NAME-3.mp4 ... (on a keyframe, no frame lost), so every file plays upright
           --burn-in        rotate the pixels instead of writing the track matrix, for players
                            that ignore it (costs CPU: every frame is turned)
+        \(LocationOptions.help)
 
         Ctrl-C or SIGTERM stops early the way the end of N seconds does: EOS, the file is
         finalized, the facts are printed, exit 0. A second signal aborts at once (exit 130;
@@ -63,17 +73,25 @@ enum RecordCommand: Command {
             }
             return c
         } ?? .h264
+        let encoderText = try arguments.option("--encoder")
         let rotation = try RotationOptions(&arguments)
-        var options = MovieOptions()
+        let location = try LocationOptions.parse(&arguments)
+        var options = RecordingOptions()
+        if let encoderText {
+            do {
+                options.encoder = try EncoderPreference(parsing: encoderText)
+                // Before anything opens: a named encoder that cannot run is a bad argument.
+                if case .named = options.encoder { _ = try EncoderChoice.choose(codec, preference: options.encoder) }
+            } catch {
+                throw UsageError("--encoder \(encoderText): \(error)")
+            }
+        }
         options.splitOnRotation = arguments.flag("--split-on-rotation")
         options.burnIn = arguments.flag("--burn-in")
         // N seconds on the frames' own clock: N×fps frames, N seconds long.
         options.length = .milliseconds(Int((seconds * 1000).rounded()))
         try arguments.finish()
-        // 4:2:0 video (what H.264/H.265 encoders take) has chroma at half size: sides must be even.
-        guard capture.size.width % 2 == 0, capture.size.height % 2 == 0 else {
-            throw UsageError("--size \(capture.size): a recording needs even width and height (H.264/H.265 use 4:2:0 chroma)")
-        }
+        if let problem = capture.size.recordingProblem { throw UsageError("--size \(problem)") }
         let target = try OutputTarget.resolve(output, force: force, prefix: "recording", ext: "mp4", allowStdout: false)
         let url = target.url!
         let source: CameraSource
@@ -86,6 +104,13 @@ enum RecordCommand: Command {
         } catch {
             return report(error, command: name)
         }
+
+        // gpsd is asked from now on, while the camera opens; each file takes the fix held
+        // when it starts, and never waits for one.
+        let locator = location.provider(command: name)
+        locator.start()
+        defer { locator.stop() }
+        if case .off = location.source {} else { options.location = { locator.current() } }
 
         let interrupt = Interrupt(abortMessage:
             "plumb record: aborted by a second signal; \(url.path) keeps what was recorded up to its last whole fragment")
@@ -107,6 +132,7 @@ enum RecordCommand: Command {
                 await observer.firstReading()
                 try await session.follow(observer)
             }
+            try await capture.applyZoom(to: session)
             recording = try await session.startRecording(to: url, codec: codec, options: options)
         } catch {
             await session.close()
@@ -127,10 +153,18 @@ enum RecordCommand: Command {
         let format = await session.format
         FileHandle.standardError.write("plumb record: recording \(url.path): \(recording.codec.rawValue) \(format.size) at "
             + "\(format.rate.perSecond.clean) fps for \(seconds.clean) s; Ctrl-C stops early and finalizes the file\n")
+        let choice = recording.output.choice
+        if choice.fellBack {
+            FileHandle.standardError.write("plumb record: warning: encoding with \(choice.encoder): "
+                + choice.passedOver.filter { $0.contains(": failed to start") }.joined(separator: "; ") + "\n")
+        }
+        if recording.output.location == nil, let why = locator.whyNoFix {
+            FileHandle.standardError.write("plumb record: warning: the recording has no GPS: \(why)\n")
+        }
 
         let progress = isatty(STDERR_FILENO) != 0 ? ProgressLine(total: seconds, url: url) : nil
-        let outcome = await wait(seconds: seconds, recording: recording, session: session, format: format,
-                                 source: source, interrupt: interrupt, progress: progress)
+        let outcome = await wait(seconds: seconds, recording: recording, session: session,
+                                 interrupt: interrupt, progress: progress)
         progress?.end(recording.progress.frames)
         switch outcome {
         case .elapsed:
@@ -149,12 +183,11 @@ enum RecordCommand: Command {
     }
 
     /// Until the recording holds its N seconds, a signal, or the camera fails or stalls.
-    private static func wait(seconds: Double, recording: Recording, session: CaptureSession, format: CaptureFormat,
-                             source: CameraSource, interrupt: Interrupt, progress: ProgressLine?) async -> Outcome {
-        // The frames' timestamps decide (MovieOptions.length); the wall clock is only a
+    private static func wait(seconds: Double, recording: Recording, session: CaptureSession,
+                             interrupt: Interrupt, progress: ProgressLine?) async -> Outcome {
+        // The frames' timestamps decide (RecordingOptions.length); the wall clock is only a
         // backstop, should frames stop reaching the file while the camera still sends them.
         let backstop = ContinuousClock.now + .milliseconds(Int((seconds * 1000).rounded())) + .seconds(5)
-        let stallLimit = Duration.seconds(5)
         return await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
                 do { try await recording.lengthReached() } catch { return nil }
@@ -172,21 +205,9 @@ enum RecordCommand: Command {
                 await interrupt.requested()
                 return Task.isCancelled ? nil : .interrupted
             }
-            // A camera that fails says so on the bus (the wait throws its error); one that
-            // stalls sends nothing: about a second of frames must come every five seconds.
+            // A camera that fails or stalls ends the recording.
             group.addTask {
-                let frames = max(1, Int(format.rate.perSecond.rounded(.down)))
-                while !Task.isCancelled {
-                    do {
-                        try await session.waitForFrames(frames, timeout: stallLimit)
-                    } catch CaptureError.timedOut {
-                        return .failed(CaptureError.camera(CameraError(device: source.identifier, cause: .noFrames,
-                                                                       detail: "it stopped delivering frames for \(stallLimit)")))
-                    } catch {
-                        return Task.isCancelled ? nil : .failed(error)
-                    }
-                }
-                return nil
+                await StallWatchdog().watch(session).map { .failed($0) }
             }
             defer { group.cancelAll() }
             while let next = await group.next() {
@@ -202,7 +223,7 @@ enum RecordCommand: Command {
     /// the engine has already drained the branch, so what was recorded is finalized too.
     private static func finish(_ recording: Recording, _ session: CaptureSession,
                                interrupted: Bool = false, failure: (any Error)? = nil) async -> ExitCode {
-        let facts: MovieFacts?
+        let facts: RecordingFacts?
         var failure = failure
         do {
             facts = try await recording.stop()

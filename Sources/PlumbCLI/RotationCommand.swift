@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbRotation
 
 /// `plumb rotation --accelerometer SPEC ...`: a live diagnostic for installers.
 enum RotationCommand: Command {
@@ -8,7 +9,7 @@ enum RotationCommand: Command {
     static var watchedSignals: [Int32] { [SIGINT, SIGTERM] }
     static let help = """
         Usage: plumb rotation --accelerometer SPEC [--mount ANGLE] [--facing back|front]
-                              [--hysteresis DEG] [--debounce MS] [--duration SECONDS]
+                              [--hysteresis DEG] [--debounce MS] [--replay-speed X] [--duration SECONDS]
 
         Reads the accelerometer and prints each sample, each dropped (malformed)
         sample and each change of the capture and preview angles, with the time

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbRotation
 
 /// `--accelerometer SPEC --mount ANGLE --facing back|front --hysteresis DEG --debounce MS`,
 /// shared by every command that follows the device's rotation.

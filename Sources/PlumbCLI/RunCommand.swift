@@ -8,7 +8,8 @@ enum RunCommand: Command {
     static let summary = "play a pipeline description file"
     static var watchedSignals: [Int32] { [SIGINT, SIGTERM] }
     static let help = """
-        Usage: plumb run FILE [-D NAME=VALUE]... [--duration SECONDS] [--accelerometer SPEC [--mount ANGLE] ...]
+        Usage: plumb run FILE [-D NAME=VALUE]... [--duration SECONDS] [--accelerometer SPEC] [--mount ANGLE]
+                         [--facing back|front] [--hysteresis DEG] [--debounce MS]
 
         Plays FILE until end of stream, an error, --duration, or Ctrl-C / SIGTERM.
         A stop sends EOS and waits for it, so an MP4 being written is finalized;
@@ -67,7 +68,8 @@ enum RunCommand: Command {
             runner.stop(reason: signal == SIGINT ? "SIGINT" : "SIGTERM")
         }
         defer { signals.cancel() }
-        let outcome = await runner.run(duration: duration.map { .milliseconds(Int($0 * 1000)) }) { event in
+        let outcome = await runner.run(duration: duration.map { .milliseconds(Int($0 * 1000)) },
+                                       durationReason: "--duration reached") { event in
             switch event {
             case let .state(old, new): say("state: \(old) -> \(new)")
             case .warning(let w): FileHandle.standardError.write("warning: \(w)\n")

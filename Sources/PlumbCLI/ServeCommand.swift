@@ -1,19 +1,20 @@
 import Foundation
 import Plumb
+import PlumbService
 import Synchronization
 
 /// `plumb serve [--config FILE] [--listen ADDR:PORT] [--set GROUP.KEY=VALUE]... [--print-config]`
 enum ServeCommand: Command {
     static let name = "serve"
     static let summary = "the recorder daemon: RTSP preview, HTTP control API, recordings"
-    static var watchedSignals: [Int32] { [SIGINT, SIGTERM, SIGHUP, SIGUSR1] }
+    static var watchedSignals: [Int32] { [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2] }
     static let help = """
         Usage: plumb serve [--config FILE] [--listen ADDR:PORT] [--set GROUP.KEY=VALUE]... [--print-config]
 
         Opens the camera once and serves everyone from it until stopped: the RTSP preview
         (rtsp://HOST:8554/preview), the HTTP control API (http://127.0.0.1:8080: /status,
-        /photo, /clip, /recording/start|stop, /recordings, /events), continuous recording
-        when configured, and a push to another RTSP server when [publish] url is set.
+        /photo, /clip, /event, /recording/start|stop, /recordings, /events), continuous
+        recording when configured, and a push to another RTSP server when [publish] url is set.
         Without a config file every key has its default (config/plumb.example.ini lists
         them all): the first camera found, else the test pattern; rotation from an
         accelerometer if one is found, else fixed at 0 — it says which on stderr.
@@ -24,9 +25,10 @@ enum ServeCommand: Command {
           --set GROUP.KEY=VALUE     any config key, e.g. --set camera.size=640x480 (repeatable)
           --print-config            print the resulting config as INI and exit
 
-        Signals: SIGUSR1 saves a still into the recordings folder; SIGTERM, SIGINT and SIGHUP
-        finalize every file (a clip being recorded is cut short and answered), close every
-        client and exit 0; a second one aborts (130).
+        Signals: SIGUSR1 saves a still into the recordings folder; SIGUSR2 saves an event
+        clip ([events] pre-seconds before it to post-seconds after; another during one
+        extends it); SIGTERM, SIGINT and SIGHUP finalize every file (a clip being recorded
+        is cut short and answered), close every client and exit 0; a second one aborts (130).
 
         Exit codes: 0 stopped cleanly, 1 could not serve (an address in use, an unwritable
         folder), 2 bad usage or config (the message names the file, group and key).
@@ -91,12 +93,16 @@ enum ServeCommand: Command {
         let everywhere = ["0.0.0.0", "::"].contains(config.preview.address)
         log("RTSP preview: \(addresses.rtsp)" + (everywhere ? " (on every interface: rtsp://THIS-HOST:PORT/...)" : ""))
         log("control API: \(addresses.http.httpURL)" + (config.http.token == nil ? "" : " (bearer token required)"))
-        log("ready; SIGUSR1 saves a still, Ctrl-C or SIGTERM stops")
+        log("ready; SIGUSR1 saves a still, SIGUSR2 an event clip, Ctrl-C or SIGTERM stops")
 
         var stop = SIGTERM
         for await signal in control.signals {
             if signal == SIGUSR1 {
                 await daemon.saveStill()
+                continue
+            }
+            if signal == SIGUSR2 {
+                await daemon.saveEvent()
                 continue
             }
             log("\(signalName(signal)): finalizing every file and stopping")
@@ -121,6 +127,7 @@ enum ServeCommand: Command {
         case SIGTERM: "SIGTERM"
         case SIGHUP: "SIGHUP"
         case SIGUSR1: "SIGUSR1"
+        case SIGUSR2: "SIGUSR2"
         default: "signal \(signal)"
         }
     }
@@ -141,10 +148,10 @@ final class ServeControl: Sendable {
 
     /// On a Dispatch queue.
     func received(_ signal: Int32) {
-        if signal != SIGUSR1, stopping.withLock({ $0 }) {
+        if signal != SIGUSR1, signal != SIGUSR2, stopping.withLock({ $0 }) {
             FileHandle.standardError.write("plumb serve: \(ServeCommand.signalName(signal)) again: aborting; "
                                            + "recordings keep what their last whole fragment holds\n")
-            exit(ExitCode.aborted.rawValue)
+            _exit(ExitCode.aborted.rawValue)  // not exit: see Interrupt (a finishing stop would win with 0)
         }
         continuation.yield(signal)
     }

@@ -1,10 +1,10 @@
 internal import CSoup
 internal import CSoupShim
 import Foundation
-import GStreamer
 
 #if canImport(Glibc)
 import Glibc
+import GLib
 #endif
 
 /// One client connection, from accept to close: what libsoup 3.2 does not do for it.

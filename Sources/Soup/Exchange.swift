@@ -1,7 +1,6 @@
 internal import CSoup
 internal import CSoupShim
 import Foundation
-import GStreamer
 import Synchronization
 
 #if canImport(Glibc)

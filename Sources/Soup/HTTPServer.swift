@@ -1,8 +1,8 @@
 internal import CSoup
 internal import CSoupShim
 import Foundation
-import GStreamer
 import Synchronization
+import GLib
 
 /// An HTTP/1.1 server (libsoup 3's SoupServer) whose sockets and callbacks live
 /// on a `MainContext` the owner iterates (a `MainContextThread`, or the capture
@@ -44,8 +44,15 @@ public final class HTTPServer: Sendable {
             didSet { precondition((1...(64 << 10)).contains(maxRequestHeadBytes), "maxRequestHeadBytes must be 1...65536") }
         }
 
-        public init(bearerToken: String? = nil) {
+        /// With a bearer token: the browser sessions whose cookie stands for it.
+        public var sessions: SessionCookies?
+        /// Origins (`http://HOST:PORT`) besides the server's own whose requests are served;
+        /// a request with any other `Origin` header gets 403 (a page of another site).
+        public var allowedOrigins: Set<String> = []
+
+        public init(bearerToken: String? = nil, sessions: SessionCookies? = nil) {
             self.bearerToken = bearerToken
+            self.sessions = sessions
         }
     }
 
@@ -342,9 +349,15 @@ final class ServerCore: @unchecked Sendable {
         let requestHeaders = soup_server_message_get_request_headers(message)
         let resolution = router.resolve(method: method, path: path)
 
+        if let refusal = CrossOrigin.refusal(origin: headerValue(requestHeaders, "Origin"),
+                                             host: headerValue(requestHeaders, "Host"), allowed: options.allowedOrigins) {
+            return reject(message, refusal)
+        }
         if let bearer, resolution.requiresAuthentication {
             let verdict = bearer.check(authorization: headerValue(requestHeaders, "Authorization"))
-            if verdict != .accepted { return reject(message, bearer.challenge(verdict)) }
+            let session = verdict == .missing
+                && options.sessions?.accepts(cookieHeader: headerValue(requestHeaders, "Cookie")) == true
+            if verdict != .accepted && !session { return reject(message, bearer.challenge(verdict)) }
         }
         switch resolution {
         case .notFound:

@@ -1,10 +1,10 @@
 internal import CSoup
 internal import CSoupShim
 import Foundation
-import GStreamer
 
 #if canImport(Glibc)
 import Glibc
+import GLib
 #endif
 
 /// The end of a connection the server answered itself, outside soup (431, 414):

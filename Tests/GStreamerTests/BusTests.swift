@@ -1,5 +1,6 @@
 import GStreamer
 import XCTest
+import GLib
 
 /// Bus messages delivered as an AsyncStream from a watch on a MainContext that a
 /// MainContextThread iterates: EOS, errors, state changes, element messages,
@@ -96,7 +97,7 @@ final class BusTests: XCTestCase {
         try pipeline.setState(.null)
 
         let warning = try XCTUnwrap(seen.last?.warning)
-        XCTAssertEqual(warning.domain, GStreamerError.plumbDomain)
+        XCTAssertEqual(warning.domain, GStreamerError.ownDomain)
         XCTAssertEqual(warning.message, "the card is almost full")
         XCTAssertEqual(warning.debug, "12 MB left")
         XCTAssertEqual(warning.source, sink.path)
@@ -105,37 +106,37 @@ final class BusTests: XCTestCase {
     // MARK: Releasing the watch
 
     func testDroppingTheStreamReleasesTheWatchAndThePipeline() async throws {
-        let watches = Diagnostics.liveBusWatches
-        let wrappers = Diagnostics.liveObjectWrappers
+        let watches = LiveCounts.liveBusWatches
+        let wrappers = LiveCounts.liveObjectWrappers
         weak var weakPipeline: Pipeline?
         do {
             let pipeline = try Pipeline.parse("videotestsrc num-buffers=10 ! fakesink")
             weakPipeline = pipeline
             var stream: AsyncStream<BusMessage>? = pipeline.messages(on: thread.context)
-            XCTAssertEqual(Diagnostics.liveBusWatches, watches + 1)
+            XCTAssertEqual(LiveCounts.liveBusWatches, watches + 1)
             try pipeline.setState(.playing)
             _ = try await read(stream!, what: "EOS") { $0.isEOS }
             try pipeline.setState(.null)
             stream = nil
-            let released = await eventually { Diagnostics.liveBusWatches == watches }
+            let released = await eventually { LiveCounts.liveBusWatches == watches }
             XCTAssertTrue(released, "dropping the stream removes the watch's GSource")
         }
         XCTAssertNil(weakPipeline, "the watch does not keep the pipeline wrapper")
-        XCTAssertEqual(Diagnostics.liveObjectWrappers, wrappers)
+        XCTAssertEqual(LiveCounts.liveObjectWrappers, wrappers)
     }
 
     func testAStreamNeverReadIsReleasedWhenDropped() throws {
-        let watches = Diagnostics.liveBusWatches
+        let watches = LiveCounts.liveBusWatches
         let pipeline = try Pipeline.parse("videotestsrc num-buffers=1 ! fakesink")
         var stream: AsyncStream<BusMessage>? = pipeline.messages(on: thread.context)
-        XCTAssertEqual(Diagnostics.liveBusWatches, watches + 1)
+        XCTAssertEqual(LiveCounts.liveBusWatches, watches + 1)
         XCTAssertNotNil(stream)
         stream = nil
-        XCTAssertEqual(Diagnostics.liveBusWatches, watches, "released at once: nothing else holds the stream")
+        XCTAssertEqual(LiveCounts.liveBusWatches, watches, "released at once: nothing else holds the stream")
     }
 
     func testStoppingTheThreadThenDroppingTheStreamReleasesTheWatch() async throws {
-        let watches = Diagnostics.liveBusWatches
+        let watches = LiveCounts.liveBusWatches
         let pipeline = try Pipeline.parse("videotestsrc num-buffers=5 ! fakesink")
         var stream: AsyncStream<BusMessage>? = pipeline.messages(on: thread.context)
         try pipeline.setState(.playing)
@@ -143,18 +144,18 @@ final class BusTests: XCTestCase {
         thread.stop()
         try pipeline.setState(.null)  // posts state changes nobody will dispatch
         stream = nil
-        let released = await eventually { Diagnostics.liveBusWatches == watches }
+        let released = await eventually { LiveCounts.liveBusWatches == watches }
         XCTAssertTrue(released)
     }
 
     func testFreeingTheContextReleasesTheWatchWhileTheStreamLives() throws {
-        let watches = Diagnostics.liveBusWatches
+        let watches = LiveCounts.liveBusWatches
         let pipeline = try Pipeline.parse("videotestsrc num-buffers=1 ! fakesink")
         var own: MainContextThread? = MainContextThread()
         let stream = pipeline.messages(on: own!.context)
-        XCTAssertEqual(Diagnostics.liveBusWatches, watches + 1)
+        XCTAssertEqual(LiveCounts.liveBusWatches, watches + 1)
         own = nil  // stops the thread and frees the GMainContext, which destroys its sources
-        XCTAssertEqual(Diagnostics.liveBusWatches, watches)
+        XCTAssertEqual(LiveCounts.liveBusWatches, watches)
         withExtendedLifetime(stream) {}
     }
 }

@@ -1,5 +1,6 @@
 import GStreamer
 import XCTest
+import GLib
 
 /// Caps and Structure: parsing, fields, intersection, equality.
 final class CapsTests: XCTestCase {
@@ -106,5 +107,23 @@ final class CapsTests: XCTestCase {
         XCTAssertEqual(caps.structure(at: 0)?.string("format"), "RGB")
         XCTAssertEqual(caps.structure(at: 0)?.int("width"), 80)
         XCTAssertTrue(pad.queryCaps().canIntersect(caps))
+    }
+
+    /// explicitVideoCaps spells out what raw-video caps leave implied and keeps what they name:
+    /// the same frames (a subset of the caps it came from), the same caps when made again.
+    func testExplicitVideoCapsNameWhatIsImplied() throws {
+        let implied = try Caps("video/x-raw, format=I420, width=320, height=240, framerate=30/1")
+        let explicit = try XCTUnwrap(implied.explicitVideoCaps)
+        let s = try XCTUnwrap(explicit.structure(at: 0))
+        XCTAssertNil(implied.structure(at: 0)?.string("colorimetry"))
+        XCTAssertNotNil(s.string("colorimetry"), "\(explicit)")
+        XCTAssertNotNil(s.string("interlace-mode"), "\(explicit)")
+        XCTAssertEqual(s.int("width"), 320)
+        XCTAssertTrue(explicit.isSubset(of: implied), "\(explicit) is not within \(implied)")
+        XCTAssertEqual(explicit.explicitVideoCaps, explicit)
+        let named = try Caps("video/x-raw, format=I420, width=320, height=240, framerate=30/1, colorimetry=bt709")
+        XCTAssertEqual(named.explicitVideoCaps?.structure(at: 0)?.string("colorimetry"), "bt709")
+        XCTAssertNil(try Caps("image/jpeg, width=320, height=240").explicitVideoCaps)
+        XCTAssertNil(try Caps("video/x-raw, format={ I420, NV12 }, width=320, height=240").explicitVideoCaps)
     }
 }

@@ -1,5 +1,6 @@
 import GStreamer
 import XCTest
+import GLib
 
 /// GstDeviceMonitor lists video sources (none on a machine without a camera) without GLib noise.
 final class DeviceMonitorTests: XCTestCase {

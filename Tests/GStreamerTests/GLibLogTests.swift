@@ -1,5 +1,6 @@
 import GStreamer
 import XCTest
+import GLib
 
 /// `GLibLog.capture`, on which the "no GLib warning" assertions rely, really sees GLib's log.
 final class GLibLogTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
+import PlumbTestSupport
 import GStreamer
 import XCTest
+import GLib
 
 /// Builds, plays and tears down a few hundred pipelines — parsed and hand-linked
 /// elements, tee request pads, pad probes, bus watch streams, failing state changes —
@@ -30,8 +32,8 @@ final class LeakTests: XCTestCase {
         // classes ...: objects that live as long as the process, outside the comparison.
         for i in 0..<Self.warmUp { try await cycle(i, thread.context) }
         let baseline = try await settledCounts()
-        let wrappers = Diagnostics.liveObjectWrappers
-        let watches = Diagnostics.liveBusWatches
+        let wrappers = LiveCounts.liveObjectWrappers
+        let watches = LiveCounts.liveBusWatches
 
         let started = ContinuousClock.now
         for i in 0..<Self.iterations { try await cycle(i, thread.context) }
@@ -51,13 +53,13 @@ final class LeakTests: XCTestCase {
         }.sorted()
         print("leak-test: \(Self.iterations) pipelines in \(elapsed); live GStreamer objects before=\(before) "
               + "after=\(total) (\(midRun.value) while one pipeline was playing); "
-              + "Swift wrappers before=\(wrappers) after=\(Diagnostics.liveObjectWrappers); "
-              + "bus watches before=\(watches) after=\(Diagnostics.liveBusWatches)")
+              + "Swift wrappers before=\(wrappers) after=\(LiveCounts.liveObjectWrappers); "
+              + "bus watches before=\(watches) after=\(LiveCounts.liveBusWatches)")
         XCTAssertGreaterThan(midRun.value, 20, "the tracer must see a running pipeline's objects")
         XCTAssertEqual(grown, [], "GStreamer objects left alive by \(Self.iterations) pipelines")
         XCTAssertLessThanOrEqual(total, before)
-        XCTAssertEqual(Diagnostics.liveObjectWrappers, wrappers, "Swift wrappers left alive")
-        XCTAssertEqual(Diagnostics.liveBusWatches, watches, "bus watches left attached")
+        XCTAssertEqual(LiveCounts.liveObjectWrappers, wrappers, "Swift wrappers left alive")
+        XCTAssertEqual(LiveCounts.liveBusWatches, watches, "bus watches left attached")
     }
 
     /// One pipeline's life. Most runs: a parsed pipeline with a tee, a second branch
@@ -91,7 +93,7 @@ final class LeakTests: XCTestCase {
             if info.hasBuffer { buffers.increment() }
             return .ok
         }
-        let tags = TagList()
+        var tags = TagList()
         try tags.set(TagList.title, "run \(i)")
 
         let stream = pipeline.messages(on: context)

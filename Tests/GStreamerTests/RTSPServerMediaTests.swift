@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// Mounts that follow each media's life, and RECORD mounts, with real clients.
 final class RTSPServerMediaTests: XCTestCase {

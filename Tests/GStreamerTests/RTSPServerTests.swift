@@ -2,15 +2,23 @@ import Foundation
 import GStreamer
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// The gst-rtsp-server wrapper, read by real clients (ffprobe, rtspsrc).
 final class RTSPServerTests: XCTestCase {
+    /// SPS/PPS in front of every keyframe from the parser, none added by the payloader:
+    /// rtph264pay's own (config-interval=-1) would go in front of each of x264's slices
+    /// and split every keyframe in two for ffmpeg (see RTSPPreview.launch).
     let launch = "( videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=15/1 "
-        + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! rtph264pay name=pay0 pt=96 config-interval=-1 )"
+        + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse config-interval=-1 "
+        + "! rtph264pay name=pay0 pt=96 config-interval=0 )"
 
-    private func serve(credentials: RTSPServer.Credentials? = nil) throws -> (RTSPServer, Int) {
+    private func serve(credentials: RTSPServer.Credentials? = nil, sessionTimeout: Duration? = nil) throws
+        -> (RTSPServer, Int)
+    {
         let loop = MainContextThread(name: "rtsp-test")
         let server = try RTSPServer(address: "127.0.0.1", port: 0)
+        server.sessionTimeout = sessionTimeout
         server.mount(path: "/test", launch: launch, credentials: credentials)
         let port = try server.start(on: loop.context)
         addTeardownBlock {
@@ -75,6 +83,41 @@ final class RTSPServerTests: XCTestCase {
         XCTAssertTrue(deniedErr.contains("401"), deniedErr)
         let (ok, err) = try Probe.live("rtsp://viewer:s3cret@127.0.0.1:\(port)/test")
         XCTAssertEqual(ok?.width, 320, err)
+    }
+
+    /// A consumer over UDP that vanishes without TEARDOWN — frozen here: no RTCP, no
+    /// request, its connection left open — was counted for ever: gst-rtsp-server expires no
+    /// session unless asked to, and keeps the connection after. Now it leaves with its
+    /// session's timeout (plus the 5 s gst-rtsp-server allows on top), while a consumer
+    /// whose RTCP reports keep coming stays.
+    func testAVanishedUDPConsumerLeavesWithItsSessionTimeout() throws {
+        let (server, port) = try serve(sessionTimeout: .seconds(12))
+        let url = "rtsp://127.0.0.1:\(port)/test"
+        // 20 s of the 15 fps test stream: longer than the timeout.
+        let healthy = try PlumbProcess.start(PlumbProcess.tool("gst-launch-1.0"), [
+            "rtspsrc", "location=\(url)", "protocols=udp", "latency=0", "!", "rtph264depay", "!", "avdec_h264",
+            "!", "fakesink", "num-buffers=300", "sync=false",
+        ])
+        let frozen = try PlumbProcess.start(PlumbProcess.tool("gst-launch-1.0"), [
+            "rtspsrc", "location=\(url)", "protocols=udp", "latency=0", "!", "fakesink", "sync=false",
+        ])
+        defer {
+            kill(frozen.0.processIdentifier, SIGKILL)
+            _ = PlumbProcess.finish(frozen.0, frozen.1, frozen.2, timeout: 10)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while server.clientCount < 2 && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(server.clientCount, 2)
+        Thread.sleep(forTimeInterval: 1)
+        kill(frozen.0.processIdentifier, SIGSTOP)
+        let stopped = Date()
+        let gone = Date().addingTimeInterval(12 + 5 + 10)
+        while server.clientCount > 1 && Date() < gone { usleep(100_000) }
+        XCTAssertEqual(server.clientCount, 1, "the frozen consumer is still counted \(Date().timeIntervalSince(stopped)) s on")
+        print("frozen UDP consumer gone \(String(format: "%.1f", Date().timeIntervalSince(stopped))) s after it froze "
+              + "(session timeout 12 s + 5 s from its last RTCP report)")
+        let r = PlumbProcess.finish(healthy.0, healthy.1, healthy.2, timeout: 40)
+        XCTAssertTrue(r.stdout.contains("Got EOS from element"), "the healthy UDP consumer was cut short: \(r.stderr)")
     }
 
     func testStopReleasesThePortAndABusyPortIsAnError() throws {

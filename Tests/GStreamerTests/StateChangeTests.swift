@@ -1,5 +1,6 @@
 import GStreamer
 import XCTest
+import GLib
 
 /// A failed state change throws the bus error that caused it; a change that
 /// never completes throws a time-out.
@@ -35,7 +36,7 @@ final class StateChangeTests: XCTestCase {
         let pipeline = try Pipeline.parse("appsrc name=src ! fakesink")
         XCTAssertThrowsError(try pipeline.setState(.paused, timeout: .milliseconds(300))) { thrown in
             guard let error = thrown as? GStreamerError else { return XCTFail("\(thrown)") }
-            XCTAssertTrue(error.isPlumb(.stateChangeTimedOut), "\(error)")
+            XCTAssertTrue(error.isOwn(.stateChangeTimedOut), "\(error)")
             XCTAssertTrue(error.message.contains("did not reach PAUSED within 0.3 seconds"), error.message)
             XCTAssertEqual(error.source, pipeline.path)
         }

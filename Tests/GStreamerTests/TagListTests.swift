@@ -2,11 +2,29 @@ import Foundation
 import GStreamer
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// TagList values, its errors, and tags reaching a real JPEG through jifmux (read back by exiftool).
 final class TagListTests: XCTestCase {
+    /// A value: a copy changed later leaves the original as it was (copy on write), and
+    /// a copy that is never changed shares the original's list.
+    func testACopyIsAValueOfItsOwn() throws {
+        var original = TagList()
+        try original.set(TagList.title, "first")
+        var copy = original
+        XCTAssertEqual(copy.description, original.description)
+        try copy.set(TagList.title, "second")
+        try copy.set(TagList.deviceModel, "cam")
+        XCTAssertEqual(original.string(TagList.title), "first")
+        XCTAssertNil(original.string(TagList.deviceModel))
+        XCTAssertEqual(copy.string(TagList.title), "second")
+        XCTAssertEqual(copy.string(TagList.deviceModel), "cam")
+        try original.set(TagList.title, "third")
+        XCTAssertEqual(copy.string(TagList.title), "second")
+    }
+
     func testStringDoubleUIntRoundTrip() throws {
-        let tags = TagList()
+        var tags = TagList()
         XCTAssertTrue(tags.isEmpty)
         try tags.set(TagList.deviceManufacturer, "Plumb Labs")
         try tags.set(TagList.geoLatitude, 48.8584)
@@ -27,7 +45,7 @@ final class TagListTests: XCTestCase {
     }
 
     func testDateTimeRoundTrip() throws {
-        let tags = TagList()
+        var tags = TagList()
         let when = Date(timeIntervalSince1970: 1_767_225_600.25)  // 2026-01-01 00:00:00.25 UTC
         try tags.set(TagList.dateTime, when)
         let back = try XCTUnwrap(tags.date(TagList.dateTime))
@@ -43,18 +61,18 @@ final class TagListTests: XCTestCase {
     }
 
     func testUnknownTagIsAnError() {
-        let tags = TagList()
+        var tags = TagList()
         let (error, logged) = GLibLog.capture { () -> GStreamerError? in
             do throws(GStreamerError) { try tags.set("no-such-tag", "x"); return nil } catch { return error }
         }
-        XCTAssertTrue(error?.isPlumb(.unknownTag) ?? false, "\(String(describing: error))")
+        XCTAssertTrue(error?.isOwn(.unknownTag) ?? false, "\(String(describing: error))")
         XCTAssertEqual(error?.message, "unknown tag \"no-such-tag\": GStreamer has no tag of that name")
         XCTAssertEqual(logged.map(\.description), [])
         XCTAssertTrue(tags.isEmpty)
     }
 
     func testWrongTypeIsAnError() {
-        let tags = TagList()
+        var tags = TagList()
         let (errors, logged) = GLibLog.capture { () -> [GStreamerError] in
             var errors: [GStreamerError] = []
             do throws(GStreamerError) { try tags.set(TagList.title, 3.0) } catch { errors.append(error) }
@@ -67,7 +85,7 @@ final class TagListTests: XCTestCase {
             "tag \"geo-location-latitude\" holds gdouble, not gchararray",
             "tag \"title\" holds gchararray, not GstDateTime",
         ])
-        XCTAssertTrue(errors.allSatisfy { $0.isPlumb(.tagTypeMismatch) })
+        XCTAssertTrue(errors.allSatisfy { $0.isOwn(.tagTypeMismatch) })
         XCTAssertEqual(logged.map(\.description), [])
         XCTAssertTrue(tags.isEmpty)
     }
@@ -91,7 +109,7 @@ final class TagListTests: XCTestCase {
         defer { thread.stop() }
         let messages = pipeline.messages(on: thread.context)
 
-        let tags = TagList()
+        var tags = TagList()
         try tags.set(TagList.imageOrientation, "rotate-90")
         try tags.set(TagList.deviceManufacturer, "Plumb Labs")
         try tags.set(TagList.deviceModel, "Test Rig 1")

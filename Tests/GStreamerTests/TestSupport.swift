@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// A stream read ran out of time.
 struct Timeout: Error, CustomStringConvertible {
@@ -80,15 +81,6 @@ private final class ReadAll: @unchecked Sendable {  // `data` is written once, b
         finished.signal()
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-/// A counter that streaming threads may bump.
-final class Counter: @unchecked Sendable {  // `count` is only touched under `lock`
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    func set(_ value: Int) { lock.withLock { count = value } }
-    var value: Int { lock.withLock { count } }
 }
 
 extension BusMessage {

@@ -6,7 +6,7 @@ import XCTest
 /// a signal finalizes the file, `kill -9` loses at most the last fragment, bad arguments
 /// exit 2 and create nothing.
 final class RecordCommandTests: XCTestCase {
-    /// MovieOptions' default fragment: what a crash may lose.
+    /// RecordingOptions' default fragment: what a crash may lose.
     private let fragment = 1.0
 
     private func facts(_ text: String) throws -> [String: Any] {
@@ -206,7 +206,13 @@ final class RecordCommandTests: XCTestCase {
             (["--seconds", "1", "-o", "/proc/x.mp4"], "cannot create files in /proc"),
             (["--seconds", "1", "-o", existing.path], "\(existing.path) already exists; add --force"),
             (["--seconds", "1", "-o", "-"], "-o -: this command writes a file"),
-            (["--seconds", "1", "--gps", "1,2"], "unknown option --gps"),
+            (["--seconds", "1", "--quality", "50"], "unknown option --quality"),
+            (["--seconds", "1", "--location", "gps"], "--location gps: expected gpsd, gpsd:HOST:PORT"),
+            (["--seconds", "1", "--location", "gpsd:localhost"], "--location gpsd:localhost: expected gpsd:HOST:PORT"),
+            (["--seconds", "1", "--location", "fixed:91,0"], "--location fixed:91,0: latitude 91 is out of range"),
+            (["--seconds", "1", "--gps", "1"], "--gps 1: expected LAT,LON or LAT,LON,ALT"),
+            (["--seconds", "1", "--gps", "1,2", "--location", "off"], "--location and --gps: give one"),
+            (["--seconds", "1", "--location", "gpsd", "--max-fix-age", "0"], "--max-fix-age 0: expected a number of seconds"),
         ]
         for (args, words) in cases {
             let camera = args.contains("--camera") ? [] : ["--camera", "test"]

@@ -85,6 +85,25 @@ final class RunCommandTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("state:"), r.stdout)
     }
 
+    /// What `check` finds wrong in the links and names, `run` refuses at the same place
+    /// before anything starts: not "not-linked" once playing, not a crash.
+    func testUnlinkedElementsAndDuplicateNamesExit2AtTheirPlace() throws {
+        let dir = try temporaryDirectory(self)
+        let cases: [(String, String, String)] = [
+            ("videotestsrc name=src\n ! videoconvert\n fakesink\n", "3:2", "missing \"!\" before fakesink?"),
+            ("videotestsrc name=src ! fakesink name=src\n", "1:34", "duplicate element name \"src\""),
+            ("videotestsrc name=src\n  ! fakesink name=src\n", "2:14", "duplicate element name \"src\""),
+        ]
+        for (n, (body, place, words)) in cases.enumerated() {
+            let file = dir.appendingPathComponent("case\(n).pipeline")
+            try body.write(to: file, atomically: true, encoding: .utf8)
+            let r = try PlumbProcess.plumb("run", file.path, "--duration", "2")
+            XCTAssertEqual(r.code, 2, "case \(n): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("\(file.path):\(place): error: \(words)"), "case \(n): \(r.stderr)")
+            XCTAssertFalse(r.stdout.contains("state:"), r.stdout)
+        }
+    }
+
     func testFileSinkErrorExits1() throws {
         let dir = try temporaryDirectory(self)
         let file = dir.appendingPathComponent("sink.pipeline")

@@ -20,6 +20,7 @@ final class ServeCommandLineTests: XCTestCase {
             ("[recording]\ncodec = vp9\n", [":2: [recording] codec = \"vp9\"", "expected h264 or h265"]),
             ("[camara]\ndevice = test\n", [":1: unknown group [camara] (did you mean [camera]?)"]),
             ("[camera]\nsize = 641x480\n", ["[camera] size = \"641x480\"", "even numbers"]),
+            ("[preview]\nstall-seconds = 0\n", [":2: [preview] stall-seconds = \"0\"", "from 1 to 300"]),
             ("[http]\nlisten = localhost:8080\n", ["[http] listen", "ADDR:PORT"]),
             ("[rotation]\naccelerometer = replay:/nonexistent/samples.txt\n",
              ["[rotation] accelerometer", "/nonexistent/samples.txt does not exist"]),
@@ -98,7 +99,8 @@ final class ServeCommandLineTests: XCTestCase {
 
     /// A camera that cannot be opened: the daemon serves anyway, every camera request is
     /// 503 with the reason, and it keeps retrying. A second daemon on the same API port
-    /// cannot start (exit 1, saying the port is taken).
+    /// cannot start (exit 1, saying the port is taken); it has its own recordings folder, as
+    /// two daemons never share one.
     func testNoCameraIs503AndATakenPortIsExit1() throws {
         let dir = try temporaryDirectory(self)
         let notACamera = dir.appendingPathComponent("video0")
@@ -115,11 +117,16 @@ final class ServeCommandLineTests: XCTestCase {
             XCTAssertEqual(r.status, 503, "\(method) \(path): \(r.text)")
             XCTAssertTrue(r.error.contains("the camera is unavailable: camera \(notACamera.path)"), r.error)
         }
+        let event = try serve.curl("POST", "/event")
+        XCTAssertEqual(event.status, 503, event.text)
+        XCTAssertTrue(event.error.contains("the camera has not delivered a keyframe yet"), event.error)
         XCTAssertEqual(try serve.curl("GET", "/recordings").text, "[]")
 
         let port = try XCTUnwrap(serve.http.split(separator: ":").last)
         let second = try PlumbProcess.run(PlumbProcess.binary, ["serve", "--config", serve.configFile.path,
-                                                               "--listen", "127.0.0.1:\(port)"], timeout: 30)
+                                                               "--listen", "127.0.0.1:\(port)", "--set",
+                                                               "recording.folder=\(dir.appendingPathComponent("second").path)"],
+                                          timeout: 30)
         XCTAssertEqual(second.code, 1, second.stderr)
         XCTAssertTrue(second.stderr.contains("the port is already in use"), second.stderr)
 

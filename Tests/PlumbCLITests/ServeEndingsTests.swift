@@ -57,12 +57,13 @@ final class ServeEndingsTests: XCTestCase {
     /// A recording until the disk is full (a real 320 KiB tmpfs): the file keeps what it holds
     /// and plays; `recording-stopped` carries facts with the frames that are in the file (as
     /// ffprobe counts them) and the cause; the `error` event and `/status`'s `last_error`
-    /// (with when) say it too.
+    /// (with when) say it too. Retention may delete nothing here, so the file stays to be read
+    /// (ServeRetentionTests has the rest: resuming, 507, retention on a full disk).
     func testAFullDiskIsReportedWithTheFramesTheFileHoldsAndWhy() throws {
         let disk = try mountSmallDisk(self, size: "320k")
         let started = Date()
         let serve = try ServeProcess(self, ["recording": ["folder": disk.path, "continuous": "true",
-                                                          "segment-seconds": "0"]])
+                                                          "segment-seconds": "0", "retention-kinds": "none"]])
         let events = try EventTap(serve, self)
         // The test pattern at 320x240 is about 35 KB/s: full in about 10 s.
         XCTAssertTrue(waitUntil(90) { !events.named("recording-stopped").isEmpty }, serve.log)
@@ -93,7 +94,7 @@ final class ServeEndingsTests: XCTestCase {
         XCTAssertEqual(last["message"] as? String, message)
         let at = try XCTUnwrap(ISO8601DateFormatter.withMilliseconds.date(from: last["at"] as? String ?? ""), "\(last)")
         XCTAssertTrue(at >= started.addingTimeInterval(-1) && at <= Date().addingTimeInterval(1), "\(at)")
-        XCTAssertEqual((status["recording"] as? [String: Any])?["state"] as? String, "idle", "\(status)")
+        XCTAssertEqual((status["recording"] as? [String: Any])?["state"] as? String, "waiting-for-room", "\(status)")
 
         let (code, log) = serve.stop(SIGTERM)
         XCTAssertEqual(code, 0, log)

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// `[publish] url`: the preview pushed to a RECORD server the test runs (gst-rtsp-server,
 /// decoding what it receives with avdec_h264), and pushed again after that server restarts

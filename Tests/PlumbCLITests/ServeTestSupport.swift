@@ -38,22 +38,28 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
     /// What the test writes to the daemon's standard input (`replay:-`), when asked for.
     let input: Pipe?
 
-    /// `environment` adds variables to the daemon's (TZ, say).
+    /// `environment` adds variables to the daemon's (TZ, say). `dir`: the folder of an
+    /// earlier daemon, to start again on its recordings (a fresh one by default).
+    /// `launcher`: a program and its arguments that exec the daemon (its path and arguments follow).
     init(_ test: XCTestCase, _ settings: [String: [String: String]] = [:], arguments: [String] = [],
          environment: [String: String] = [:], withInput: Bool = false, waitForReady: Bool = true,
-         file: StaticString = #filePath, line: UInt = #line) throws {
-        dir = try temporaryDirectory(test)
-        folder = dir.appendingPathComponent("recordings")
-        configFile = dir.appendingPathComponent("plumb.ini")
-        errFile = dir.appendingPathComponent("stderr.log")
-        outFile = dir.appendingPathComponent("stdout.log")
+         dir: URL? = nil, launcher: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        self.dir = try dir ?? temporaryDirectory(test)
+        folder = self.dir.appendingPathComponent("recordings")
+        configFile = self.dir.appendingPathComponent("plumb.ini")
+        errFile = self.dir.appendingPathComponent("stderr.log")
+        outFile = self.dir.appendingPathComponent("stdout.log")
         token = settings["http"]?["token"]
         try Self.config(folder: folder, settings).write(to: configFile, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
         process.executableURL = PlumbProcess.binary
         process.arguments = ["serve", "--config", configFile.path] + arguments
-        process.currentDirectoryURL = dir
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [PlumbProcess.binary.path] + process.arguments!
+        }
+        process.currentDirectoryURL = self.dir
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

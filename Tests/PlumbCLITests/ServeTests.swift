@@ -105,6 +105,15 @@ final class ServeTests: XCTestCase {
         XCTAssertGreaterThan(status["disk_free_bytes"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(status["uptime_seconds"] as? Double ?? 0, 0)
         XCTAssertEqual(status["rtsp_url"] as? String, serve.rtsp)
+        // Which encoders run and why the better ones do not, as `plumb encoders` chooses.
+        let encoders = try XCTUnwrap(status["encoders"] as? [String: [String: Any]], "\(status)")
+        let choice = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try PlumbProcess.plumb("encoders", "--json").stdout.utf8))
+                                   as? [String: Any])
+        let h264 = (choice["codecs"] as? [[String: Any]])?.first?["choice"] as? String
+        XCTAssertEqual(encoders["preview"]?["encoder"] as? String, h264)
+        XCTAssertEqual(encoders["recording"]?["encoder"] as? String, h264)
+        XCTAssertNotNil(encoders["recording"]?["passed_over"] as? [String], "\(encoders)")
+        XCTAssertTrue(serve.log.contains("encoder: preview uses \(h264 ?? "?") (h264)"), serve.log)
         let recording = try XCTUnwrap(status["recording"] as? [String: Any], "\(status)")
         XCTAssertEqual(recording["state"] as? String, "recording")
         let current = try XCTUnwrap(recording["file"] as? String)

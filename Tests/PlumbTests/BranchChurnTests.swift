@@ -38,7 +38,7 @@ final class BranchChurnTests: XCTestCase {
         preview.resetFrames()
         let teeFramesBefore = await session.frameCount
 
-        var recordings: [(URL, MovieFacts)] = []
+        var recordings: [(URL, RecordingFacts)] = []
         var photos: [Photo] = []
         for i in 0..<50 {
             let recording = try await session.startRecording(to: dir.appendingPathComponent("r\(i).mp4"))

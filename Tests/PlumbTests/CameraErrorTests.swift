@@ -70,6 +70,17 @@ final class CameraErrorTests: XCTestCase {
         XCTAssertEqual(CameraError(device: "/dev/video7", gstreamer: missing).cause, .notFound)
     }
 
+    /// The engine speaks of cameras, not of one program's flags: the CLI adds those itself.
+    func testEngineMessagesNameNoCommandLineFlags() {
+        let causes: [CameraError.Cause] = [.notFound, .notADevice, .notACaptureDevice, .busy, .permissionDenied,
+                                           .noUsableFormat, .noFrames, .unknownName, .failed]
+        for cause in causes {
+            let text = CameraError(device: "/dev/video7", cause: cause).description
+            XCTAssertFalse(text.contains("--"), "\(cause): \(text)")
+            XCTAssertFalse(text.contains("plumb "), "\(cause): \(text)")
+        }
+    }
+
     func testAnUnknownCameraNameSaysSo() {
         XCTAssertThrowsError(try CameraSource.resolve("No Such Camera 9000")) { error in
             let e = error as? CameraError

@@ -3,12 +3,14 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// The fan-out of the encoded preview to appsrc subscribers in pipelines of their own.
 final class EncodedStreamTests: XCTestCase {
     /// A subscriber pipeline: `appsrc ! h264parse ! avdec_h264 ! fakesink`, run on its own
-    /// clock; its appsrc is live from the start (as in the RTSP media), so it plays at once. It records what its appsrc hands on (first buffer's flags, timestamps) and
-    /// how many pictures the decoder makes.
+    /// clock; its appsrc is live from the start (as in the RTSP media), so it plays at once.
+    /// It records what its appsrc hands on (each buffer's flags and timestamp, as the
+    /// parser after it gets them) and how many pictures the decoder makes.
     final class Consumer: @unchecked Sendable {  // the fields below are only touched under `lock`
         let pipeline: Pipeline
         let source: AppSrc
@@ -18,9 +20,9 @@ final class EncodedStreamTests: XCTestCase {
         private var decodedCaps: String?
 
         init(sinkSync: Bool = false) throws {
-            pipeline = try Pipeline.parse("appsrc name=src is-live=true format=time ! h264parse ! avdec_h264 ! fakesink name=out async=false sync=\(sinkSync)")
+            pipeline = try Pipeline.parse("appsrc name=src is-live=true format=time ! h264parse name=parse ! avdec_h264 ! fakesink name=out async=false sync=\(sinkSync)")
             source = AppSrc(pipeline.element(named: "src")!)!
-            source.staticPad("src")!.addProbe(.buffer) { [weak self] info in
+            pipeline.element(named: "parse")!.staticPad("sink")!.addProbe(.buffer) { [weak self] info in
                 self?.lock.withLock { self?.pushed.append((info.bufferPTS, info.isKeyframe)) }
                 return .ok
             }
@@ -85,6 +87,48 @@ final class EncodedStreamTests: XCTestCase {
         XCTAssertEqual(source.errors, [])
     }
 
+    /// Each subscriber's frames keep the spacing they were captured with — whole frame
+    /// intervals, to the nanosecond — on the subscriber's own timeline, however unevenly
+    /// they reach it: stamped on arrival, they carried the encoder's and the threads'
+    /// jitter into the RTP timestamps, and ffmpeg saw two frames on one tick.
+    func testSubscribersKeepTheCaptureSpacingOnTheirOwnTimeline() throws {
+        let source = try runningSource(keyframeInterval: 30)
+        XCTAssertTrue(waitUntil(10) { source.frameCount >= 45 })
+        let consumer = try Consumer()
+        defer { consumer.stop() }
+        try consumer.play()
+        try source.stream.subscribe(consumer.source, name: "spacing")
+        XCTAssertTrue(waitUntil(15) { consumer.buffers.count >= 90 }, "\(consumer.buffers.count) frames")
+        let ptses = consumer.buffers.compactMap(\.pts)
+        XCTAssertEqual(ptses.count, consumer.buffers.count, "every frame has a timestamp")
+        let first = try XCTUnwrap(ptses.first)
+        XCTAssertLessThan(first, ClockTime.second, "not on the subscriber's own timeline (the source is past 1.5 s)")
+        let interval = Double(ClockTime.second) / 30
+        for (a, b) in zip(ptses, ptses.dropFirst()) {
+            let step = Double(b) - Double(a)
+            let frames = (step / interval).rounded()
+            XCTAssertGreaterThanOrEqual(frames, 1, "timestamps \(a) then \(b)")
+            // videotestsrc stamps frame n at n s / 30, rounded down to the nanosecond.
+            XCTAssertEqual(step, frames * interval, accuracy: 2, "timestamps \(a) then \(b) are not whole frames apart")
+        }
+    }
+
+    func testCaptureRetimerKeepsTheSpacingStartsNowAndNeverGoesBack() {
+        var retimer = CaptureRetimer()
+        let ms: ClockTime = 1_000_000
+        // The first frame goes out now; the next ones keep their capture spacing, whenever they come.
+        XCTAssertEqual(retimer.runningTime(capture: 5000 * ms, now: 20 * ms), 20 * ms)
+        XCTAssertEqual(retimer.runningTime(capture: 5033 * ms, now: 70 * ms), 53 * ms)
+        XCTAssertEqual(retimer.runningTime(capture: 5066 * ms, now: 71 * ms), 86 * ms)
+        // A new capture pipeline starts from zero: the mapping starts again from now.
+        XCTAssertEqual(retimer.runningTime(capture: 10 * ms, now: 900 * ms), 900 * ms)
+        XCTAssertEqual(retimer.runningTime(capture: 43 * ms, now: 910 * ms), 933 * ms)
+        // ... and never before the last frame, even if "now" is earlier than that.
+        XCTAssertEqual(retimer.runningTime(capture: 0, now: 100 * ms), 934 * ms)
+        // Timestamps that jump far ahead of the clock start it again too.
+        XCTAssertEqual(retimer.runningTime(capture: 99_000 * ms, now: 1000 * ms), 1000 * ms)
+    }
+
     func testASubscriberWhosePipelineStopsIsDroppedAndTheOthersCarryOn() throws {
         let source = try runningSource()
         let keep = try Consumer(), leave = try Consumer()
@@ -94,7 +138,7 @@ final class EncodedStreamTests: XCTestCase {
         }
         try keep.play()
         try leave.play()
-        let ended = TestCounter()
+        let ended = Counter()
         try source.stream.subscribe(keep.source, name: "keep")
         let leaving = try source.stream.subscribe(leave.source, name: "leave") { end in
             if end == .refused(.flushing) { ended.increment() }
@@ -155,6 +199,34 @@ final class EncodedStreamTests: XCTestCase {
         XCTAssertLessThanOrEqual(after.keyframeRequestsSent - before.keyframeRequestsSent, 2, "\(after)")
         XCTAssertGreaterThanOrEqual(after.keyframes - before.keyframes, 1, "the encoder was never asked: \(after)")
         XCTAssertLessThanOrEqual(after.keyframes - before.keyframes, 2, "\(after)")
+    }
+
+    /// Wishes while no encoder feeds the stream (an on-demand one not started yet) cost no
+    /// cooldown: the first wish once it runs (an RTSP PLAY right after the DESCRIBE that
+    /// started it) reaches the encoder at once. Counted by the subscriber's demand wake-ups too.
+    func testWishesBeforeTheEncoderRunsDoNotHoldBackTheFirstRequest() throws {
+        let stream = EncodedStream(keyframeCooldown: .seconds(30))
+        let wakeUps = Recorder(stream.demandChanges())
+        let consumer = try Consumer()
+        defer { consumer.stop() }
+        try consumer.play()
+        let subscription = try stream.subscribe(consumer.source, name: "early")
+        stream.requestKeyframe()
+        XCTAssertEqual(stream.statistics.keyframeRequestsSent, 0, "no encoder to ask")
+        XCTAssertFalse(stream.isAttached)
+        let source = try runningSource(stream: stream)
+        XCTAssertTrue(stream.isAttached)
+        stream.requestKeyframe()
+        XCTAssertEqual(stream.statistics.keyframeRequestsSent, 1, "held back by a cooldown no request started")
+        XCTAssertTrue(waitUntil(15) { consumer.decodedFrames >= 10 }, "decoded \(consumer.decodedFrames)")
+        XCTAssertEqual(consumer.buffers.first?.keyframe, true)
+        // A wake-up at once and one per change since (only the newest waits while none is read).
+        XCTAssertTrue(waitUntil(5) { wakeUps.all.count >= 1 })
+        let seen = wakeUps.all.count
+        subscription.cancel()
+        XCTAssertEqual(stream.subscriberCount, 0)
+        XCTAssertTrue(waitUntil(5) { wakeUps.all.count > seen }, "no wake-up for the subscriber leaving")
+        XCTAssertEqual(source.errors, [])
     }
 
     func testKeyframeGateSendsOncePerCooldownAndResendsUntilAKeyframeComes() {

@@ -1,8 +1,10 @@
 import Foundation
+import PlumbTestSupport
 import GStreamer
 @testable import Plumb
 import Synchronization
 import XCTest
+import GLib
 
 /// One broken tee branch must not stop the others (the session's tee-pad guard).
 final class FlowGuardTests: XCTestCase {

@@ -1,4 +1,5 @@
 @testable import Plumb
+import PlumbTestSupport
 import XCTest
 
 final class FrameStatsTests: XCTestCase {

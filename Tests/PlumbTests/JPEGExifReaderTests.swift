@@ -2,6 +2,7 @@ import Foundation
 import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 final class JPEGExifReaderTests: XCTestCase {
     typealias B = BoxBuilder

@@ -1,6 +1,8 @@
 import Foundation
+import PlumbTestSupport
 import Plumb
 import XCTest
+import PlumbRotation
 
 /// Builds ISO BMFF boxes byte by byte, independently of the parser under test.
 enum BoxBuilder {
@@ -56,7 +58,7 @@ final class MP4BoxTests: XCTestCase {
     typealias B = BoxBuilder
 
     private func patch(_ bytes: inout [UInt8], _ rotation: RotationAngle) throws -> Int {
-        try bytes.withUnsafeMutableBytes { try MP4MatrixPatcher.patch($0, rotation: rotation) }
+        try bytes.withUnsafeMutableBytes { try MP4MatrixWriter.patch($0, rotation: rotation) }
     }
 
     private func writeFile(_ bytes: [UInt8]) throws -> String {
@@ -98,7 +100,7 @@ final class MP4BoxTests: XCTestCase {
             XCTAssertEqual(info.rotation, .degrees0)
             XCTAssertFalse(info.isFragmented)
 
-            XCTAssertTrue(bytes.withUnsafeBytes { MP4MatrixPatcher.containsMovieHeader($0) })
+            XCTAssertTrue(bytes.withUnsafeBytes { MP4MatrixWriter.containsMovieHeader($0) })
             XCTAssertEqual(try patch(&bytes, .degrees90), 1, "one video track")
             XCTAssertEqual(bytes.count, original.count)
             // Exactly the 36 matrix bytes of the video track changed.
@@ -145,7 +147,7 @@ final class MP4BoxTests: XCTestCase {
         ]
         for (label, original) in cases {
             var bytes = original
-            XCTAssertFalse(bytes.withUnsafeBytes { MP4MatrixPatcher.containsMovieHeader($0) }, label)
+            XCTAssertFalse(bytes.withUnsafeBytes { MP4MatrixWriter.containsMovieHeader($0) }, label)
             XCTAssertEqual(try patch(&bytes, .degrees180), 0, label)
             XCTAssertEqual(bytes, original, label)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 /// Plumb's MP4 reader and patcher on real files from mp4mux and ffmpeg, checked against ffprobe and exiftool.
 final class MP4FileTests: XCTestCase {
@@ -41,7 +42,7 @@ final class MP4FileTests: XCTestCase {
                 let path = dir.appendingPathComponent("\(mode.name)-\(angle.degrees).mp4").path
                 try FileManager.default.copyItem(atPath: base, toPath: path)
                 let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
-                XCTAssertEqual(try MP4File.writeRotation(angle, toFileAt: path), 1)
+                XCTAssertEqual(try MP4MatrixWriter.rewrite(fileAt: path, rotation: angle), 1)
                 XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size)
                 try check(path, reads: angle, fragmented: mode.fragmented, "\(mode.name) at \(angle)")
             }
@@ -92,7 +93,7 @@ final class MP4FileTests: XCTestCase {
             for angle in RotationAngle.allCases {
                 let path = dir.appendingPathComponent("\(angle.degrees)-\(name)").path
                 try FileManager.default.copyItem(atPath: base, toPath: path)
-                XCTAssertEqual(try MP4File.writeRotation(angle, toFileAt: path), 1)
+                XCTAssertEqual(try MP4MatrixWriter.rewrite(fileAt: path, rotation: angle), 1)
                 try check(path, reads: angle, fragmented: fragmented, version: 1, "\(name) at \(angle)")
             }
         }
@@ -102,7 +103,7 @@ final class MP4FileTests: XCTestCase {
         let path = try makeTemporaryDirectory(self).appendingPathComponent("audio.mp4").path
         try IndependentReaders.gstLaunch("audiotestsrc num-buffers=10 ! avenc_aac ! aacparse ! mp4mux ! filesink location=\(path)")
         XCTAssertEqual(try MP4File.inspect(path: path).tracks.map(\.handler), ["soun"])
-        XCTAssertThrowsError(try MP4File.writeRotation(.degrees90, toFileAt: path)) { error in
+        XCTAssertThrowsError(try MP4MatrixWriter.rewrite(fileAt: path, rotation: .degrees90)) { error in
             XCTAssertEqual(error as? MediaError, .noVideoTrack(path: path))
         }
         XCTAssertThrowsError(try MediaInspector.inspect(path: path))

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbTestSupport
 import Plumb
 import XCTest
 
@@ -7,7 +8,7 @@ final class MediaInspectorTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
         try MP4FileTests.record(movie, muxer: "fragment-duration=200")
-        try MP4File.writeRotation(.degrees90, toFileAt: movie)
+        try MP4MatrixWriter.rewrite(fileAt: movie, rotation: .degrees90)
         let report = try MediaInspector.inspect(path: movie)
         XCTAssertEqual(report.description, "fragmented MP4: 320x240, rotation 90, track matrix 0 1 0 -1 0 0 0 0 1")
         XCTAssertEqual(report.size?.width, 320)

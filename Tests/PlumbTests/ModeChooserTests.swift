@@ -1,4 +1,5 @@
 import GStreamer
+import PlumbTestSupport
 @testable import Plumb
 import XCTest
 

@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 /// Stills from the running session, checked with exiftool.
 final class PhotoOutputTests: XCTestCase {
@@ -49,8 +50,39 @@ final class PhotoOutputTests: XCTestCase {
         XCTAssertEqual(facts.orientation, 1)
         XCTAssertTrue(facts.gps)
         let json = try JSONSerialization.jsonObject(with: Data(facts.json.utf8)) as? [String: Any]
+        // clock_synchronized: the kernel's word on the wall clock when the photo was taken (adjtimex).
+        let synced = WallClock.isSynchronized()
         XCTAssertEqual(Set(json?.keys.map { $0 } ?? []),
-                       ["camera", "width", "height", "bytes", "taken_at", "orientation", "gps", "quality"])
+                       Set(["camera", "width", "height", "bytes", "taken_at", "orientation", "gps", "quality",
+                            "latitude", "longitude", "altitude"] + (synced == nil ? [] : ["clock_synchronized"])))
+        XCTAssertEqual(json?["clock_synchronized"] as? Bool, synced)
+        XCTAssertEqual(json?["latitude"] as? Double, 48.8584)
+        XCTAssertEqual(json?["longitude"] as? Double, -2.2945)
+        XCTAssertEqual(json?["altitude"] as? Double, 35)
+    }
+
+    /// A fix from gpsd: its age, its GPS time and, on a wall clock that is not synchronised,
+    /// a word saying so, in the facts; its time, error, speed and direction in the EXIF.
+    func testAFixCarriesItsAgeAndTime() async throws {
+        let dir = try temporaryDirectory(self)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let fix = GeoLocation(latitude: -34.608_63, longitude: -58.382_3, horizontalError: 17.1, speed: 1.389, track: 84.4,
+                              time: Date(timeIntervalSince1970: 1_552_566_664), fixAge: 2.345_6,
+                              clockUnsynchronized: true)
+        let photo = try await session.takePhoto(location: fix)
+        await session.close()
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(photo.facts.json.utf8)) as? [String: Any])
+        XCTAssertEqual(json["gps"] as? Bool, true)
+        XCTAssertEqual(json["fix_age_s"] as? Double, 2.346)
+        XCTAssertEqual(json["gps_time"] as? String, "2019-03-14T12:31:04.000Z")
+        XCTAssertEqual(json["clock_unsynchronized"] as? Bool, true)
+        XCTAssertNil(json["altitude"], "a 2D fix has no altitude")
+        let tags = try LocationReaders.exifGPS(try write(photo.jpeg, named: "fix.jpg", in: dir).path)
+        XCTAssertEqual(Double(tags["Composite:GPSLatitude"] ?? "") ?? 0, -34.608_63, accuracy: 1e-6)
+        XCTAssertEqual(tags["GPSDateStamp"], "2019:03:14")
+        XCTAssertEqual(tags["GPSTimeStamp"], "12:31:04")
+        XCTAssertNotNil(tags["GPSHPositioningError"])
+        XCTAssertNil(tags["GPSAltitude"])
     }
 
     func testWithoutALocationThereIsNoGPS() async throws {
@@ -61,6 +93,11 @@ final class PhotoOutputTests: XCTestCase {
         let tags = try exif(try write(photo.jpeg, named: "p.jpg", in: dir))
         XCTAssertNil(tags["GPSLatitude"])
         XCTAssertFalse(photo.facts.gps)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(photo.facts.json.utf8)) as? [String: Any])
+        XCTAssertEqual(json["gps"] as? Bool, false)
+        for key in ["latitude", "longitude", "altitude", "fix_age_s", "gps_time", "clock_unsynchronized"] {
+            XCTAssertNil(json[key], "\(key) without GPS")
+        }
     }
 
     /// The orientation follows the session's angle; the pixels stay as the camera made them.

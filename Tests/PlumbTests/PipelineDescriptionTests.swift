@@ -1,4 +1,5 @@
 import GStreamer
+import PlumbTestSupport
 @testable import Plumb
 import XCTest
 
@@ -91,6 +92,20 @@ final class PipelineDescriptionTests: XCTestCase {
         XCTAssertEqual(caps, ["video/x-raw, width=(int)320, framerate=30/1"])
         XCTAssertEqual(refs, ["t", "t"])
         XCTAssertEqual(factories, ["videotestsrc", "tee", "queue", "fakesink", "queue", "fakesink"])
+    }
+
+    /// `bin.( name=b ... )`: the name after the `(` is the bin's, and a generated name goes
+    /// there too (between `bin.` and `(` gst-launch reads no properties).
+    func testLexerGivesABinItsProperties() throws {
+        let text = "videotestsrc ! bin.( name=b queue ! fakesink ) bin.( fakesink )"
+        let items = try LaunchLexer(Array(text)).lex()
+        let bins = items.compactMap { item -> LaunchLexer.ElementItem? in
+            if case .element(let e) = item, e.factory == "bin" { return e }
+            return nil
+        }
+        XCTAssertEqual(bins.map(\.explicitName), ["b", nil])
+        XCTAssertEqual(bins.map(\.endOffset), [20, 52])
+        XCTAssertEqual(Array(text)[bins[1].endOffset - 1], "(")
     }
 
     func testBuildGivesTheUsersPipelineWithItsRoles() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbTestSupport
 import GStreamer
 @testable import Plumb
 import XCTest
@@ -47,7 +48,9 @@ final class PreviewEncodingTests: XCTestCase {
         let bin = try Bin(name: "preview")
         let branch = try encoding.build(in: bin)
         XCTAssertEqual(bin.children.map(\.name).sorted(), ["preview_canvas", "preview_convert", "preview_encoder", "preview_flip",
-                                                       "preview_format", "preview_parse", "preview_scale", "preview_sink"])
+                                                       "preview_format", "preview_parse", "preview_profile", "preview_scale",
+                                                       "preview_sink"])
+        XCTAssertEqual(branch.choice.encoder, "x264enc")
         XCTAssertEqual(try branch.encoder.get("bitrate", as: Int.self), 800)
         XCTAssertEqual(try branch.encoder.get("key-int-max", as: Int.self), 45)
         XCTAssertEqual(try branch.encoder.get("speed-preset", as: EnumNick.self), "ultrafast")

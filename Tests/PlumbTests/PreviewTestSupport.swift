@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// A running stand-in source (test pattern -> encoded preview) and an RTSP preview of it,
 /// both torn down when the test ends.
@@ -86,10 +87,3 @@ func waitUntil(_ timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
     return true
 }
 
-/// A counter that streaming threads may bump.
-final class TestCounter: @unchecked Sendable {  // `count` is only touched under `lock`
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}

@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// The RTSP preview, read by real clients (ffprobe, GStreamer's rtspsrc) while the
 /// stand-in capture pipeline keeps running.
@@ -110,6 +111,70 @@ final class RTSPPreviewTests: XCTestCase {
         assertSourceUndisturbed(rig.source)
     }
 
+    /// The independent testing's finding: each keyframe reached ffmpeg as two access units
+    /// with one timestamp — the first new frame an I-frame half concealed, "non
+    /// monotonically increasing dts" at every keyframe after it, over TCP and UDP. Four
+    /// ffmpeg consumers, 10 s each at `-v warning`: TCP and UDP from the start, and TCP and
+    /// UDP joining mid-stream 3 s later (each on a keyframe made for its PLAY). Not one
+    /// line on stderr, about 300 frames each. And ffmpeg's demuxer, joining mid-stream
+    /// too, sees one access unit per keyframe timestamp, SPS and PPS in front of its slices.
+    func testFFmpegConsumersOverTCPAndUDPDecodeEveryFrameWithoutAWarning() throws {
+        // Scheduled keyframes every 2 s (plumb serve's default), so several fall in each 10 s.
+        let rig = try PreviewRig.start(self, encoding: PreviewEncoding(keyframeInterval: 60))
+        XCTAssertTrue(waitUntil(10) { rig.source.frameCount >= 15 })
+        let (viewers, packets, probeWarnings) = try FFmpegViewer.fourConsumers(rig.url)
+        for (label, r) in viewers {
+            XCTAssertEqual(r.warnings, "", "\(label) warned")
+            XCTAssertTrue((285...301).contains(r.frames), "\(label) decoded \(r.frames) frames in 10 s of 30 fps")
+        }
+        XCTAssertEqual(probeWarnings, "")
+        XCTAssertEqual(RTSPPackets.problems(in: packets), [])
+        assertSourceUndisturbed(rig.source)
+    }
+
+    /// A consumer that stops reading after PLAY was kept for ever, counted, its queue
+    /// growing. With a 2 s limit it goes once data has waited 2 s untaken — reported with
+    /// its address — while a healthy consumer decodes on; what the server's kernel held for
+    /// it stays small and is freed (the connection is reset, not left to drain).
+    func testAConsumerThatStopsReadingIsDroppedWhileAHealthyOneDecodes() throws {
+        let rig = try PreviewRig.start(self, configuration: .init(port: 0, stallTimeout: .seconds(2)))
+        let drops = DropLog()
+        rig.preview.onConsumerDropped = { drops.append($0) }
+        let healthy = try RTSPConsumer.decoding(rig.url, frames: 240)  // 8 s
+        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 })
+        let started = Date()
+        let stalled = try StalledRTSPClient(rig.url)
+        XCTAssertEqual(rig.preview.clientCount, 2)
+        var largestQueue = 0
+        let dropped = waitUntil(2 + 6) {
+            let queue = KernelTCPConnection.find(localPort: rig.preview.port, remotePort: stalled.localPort)?.sendQueue ?? 0
+            largestQueue = max(largestQueue, queue)
+            return !drops.all.isEmpty
+        }
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertTrue(dropped, "the consumer that stopped reading was still served after \(seconds) s")
+        XCTAssertGreaterThanOrEqual(seconds, 2, "dropped before its data had waited 2 s")
+        print("stalled consumer dropped \(String(format: "%.1f", seconds)) s after PLAY; the server's kernel held "
+              + "at most \(largestQueue) bytes for it; \(drops.all.first.map { "\($0)" } ?? "")")
+        let drop = try XCTUnwrap(drops.all.first)
+        XCTAssertEqual(drops.all.count, 1)
+        XCTAssertEqual(drop.address, "127.0.0.1:\(stalled.localPort)")
+        XCTAssertGreaterThan(drop.queuedBytes, Int(drop.takenBytes))
+        XCTAssertTrue("\(drop)".contains("127.0.0.1:\(stalled.localPort)"), "\(drop)")
+        XCTAssertTrue(waitUntil(5) { rig.preview.clientCount == 1 }, "still \(rig.preview.clientCount) clients")
+        // Bounded: 2 s of a 320x240 preview, not a queue that grows for ever; and freed.
+        XCTAssertGreaterThan(largestQueue, 0, "the stalled connection's queue was never seen")
+        XCTAssertLessThan(largestQueue, 1 << 20)
+        XCTAssertTrue(waitUntil(5) {
+            (KernelTCPConnection.find(localPort: rig.preview.port, remotePort: stalled.localPort)?.sendQueue ?? 0) == 0
+        }, "the server still holds data for the dropped consumer")
+        XCTAssertTrue(stalled.waitForServerClose(timeout: 5), "the dropped consumer's connection is still open")
+        let r = healthy.finish(timeout: 30)
+        XCTAssertTrue(r.reachedEOS, "the healthy consumer did not get its 240 frames: \(r.stderr)")
+        XCTAssertEqual(drops.all.count, 1, "the healthy consumer must not be dropped")
+        assertSourceUndisturbed(rig.source)
+    }
+
     func testBasicAndDigestAuthentication() throws {
         for method in [RTSPServer.AuthMethod.basic, .digest] {
             let credentials = RTSPServer.Credentials(method: method, user: "viewer", password: "s3cret")
@@ -148,6 +213,9 @@ final class RTSPPreviewTests: XCTestCase {
         XCTAssertThrowsError(try RTSPPreview(stream: stream, configuration: .init(port: 70000))) {
             XCTAssertTrue("\($0)".contains("1 to 65535"), "\($0)")
         }
+        XCTAssertThrowsError(try RTSPPreview(stream: stream, configuration: .init(port: 0, stallTimeout: .zero))) {
+            XCTAssertTrue("\($0)".contains("more than 0 s"), "\($0)")
+        }
     }
 }
 
@@ -182,4 +250,12 @@ final class EncodedPreviewOutputTests: XCTestCase {
         XCTAssertEqual(branches, [])
         await session.close()
     }
+}
+
+/// The consumers an RTSPPreview dropped, as its server thread reported them.
+final class DropLog: @unchecked Sendable {  // `drops` is only touched under `lock`
+    private let lock = NSLock()
+    private var drops: [RTSPServer.DroppedClient] = []
+    func append(_ drop: RTSPServer.DroppedClient) { lock.withLock { drops.append(drop) } }
+    var all: [RTSPServer.DroppedClient] { lock.withLock { drops } }
 }

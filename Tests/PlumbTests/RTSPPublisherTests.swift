@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import GLib
 
 /// Publishing the preview to a RECORD server started by the test, which decodes what it
 /// receives (avdec_h264, independent of Plumb's code), and the publisher's reconnects.
@@ -18,7 +19,7 @@ final class RTSPPublisherTests: XCTestCase {
         init(port: Int = 0) throws {
             server = try RTSPServer(address: "127.0.0.1", port: port)
             let launch = "( rtph264depay name=depay0 ! h264parse ! avdec_h264 ! fakesink name=frames sync=false )"
-            let counter = TestCounter()
+            let counter = Counter()
             server.mount(path: "/live", launch: launch, mode: .record, shared: false) { bin in
                 bin.element(named: "frames")?.staticPad("sink")?.addProbe(.buffer) { _ in
                     counter.increment()
@@ -30,7 +31,7 @@ final class RTSPPublisherTests: XCTestCase {
             self.port = try server.start(on: loop.context)
         }
 
-        private let counter: TestCounter
+        private let counter: Counter
         var decodedFrames: Int { counter.value }
         var url: String { "rtsp://127.0.0.1:\(port)/live" }
 

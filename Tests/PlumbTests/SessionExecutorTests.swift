@@ -4,6 +4,7 @@ import GStreamer
 import PlumbTestSupport
 import Synchronization
 import XCTest
+import GLib
 
 /// An actor on a SessionExecutor, to watch where its jobs run.
 private actor OnExecutor {

@@ -1,5 +1,5 @@
 import Foundation
-import GStreamer
+import GLib
 import Soup
 import XCTest
 
@@ -184,7 +184,7 @@ final class ConnectionLifetimeTests: XCTestCase {
             _ = try c.readHead()
             usleep(3_000_000)
             // Then reads on: the body ends early (the server dropped it).
-            var received = 0
+            var received = c.takeBuffered().count
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 let n = recv(c.fd, &buffer, buffer.count, 0)
@@ -195,7 +195,8 @@ final class ConnectionLifetimeTests: XCTestCase {
             let d = try RawConnection(port: port, timeout: 10)
             try d.send("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = try d.readHead()
-            var total = 0
+            // Body bytes that came with the head count too.
+            var total = d.takeBuffered().count
             while total < 16 << 20 {
                 var chunk = 0
                 while chunk < 1 << 20 && total < 16 << 20 {

@@ -1,8 +1,8 @@
 import Foundation
+import GLib
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import GStreamer
 import Soup
 import Synchronization
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import GLib
 import Soup
 #if canImport(Glibc)
 import Glibc
@@ -134,6 +135,13 @@ final class RawConnection {
             headers.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         return (status, headers)
+    }
+
+    /// Takes the bytes received past what was parsed (body bytes that came with the
+    /// head): a caller that reads the socket itself must count them.
+    func takeBuffered() -> [UInt8] {
+        defer { pending.removeAll() }
+        return pending
     }
 
     /// Reads until `marker` is among the received bytes; returns its offset.

@@ -1,5 +1,5 @@
 import Foundation
-import GStreamer
+import GLib
 @testable import Soup
 import XCTest
 

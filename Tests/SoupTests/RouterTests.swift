@@ -1,4 +1,5 @@
 import Foundation
+import GLib
 import Soup
 import XCTest
 

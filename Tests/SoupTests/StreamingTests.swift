@@ -1,5 +1,5 @@
 import Foundation
-import GStreamer
+import GLib
 import Soup
 import XCTest
 

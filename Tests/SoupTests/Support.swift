@@ -1,7 +1,7 @@
 import Foundation
-import GStreamer
 import Soup
 import XCTest
+import GLib
 
 /// What curl received.
 struct CurlResult {

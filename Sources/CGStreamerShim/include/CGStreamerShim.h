@@ -66,3 +66,34 @@ gulong plumb_signal_connect_void(gpointer instance, const gchar *signal, PlumbVo
 /// Call it while nothing streams: an object released during the call can still
 /// be touched by the tracer itself.
 GstStructure *plumb_leaks_tracer_live_objects(void);
+
+// --- TCP send queue ----------------------------------------------------------
+/// How much of what a TCP socket was given has left it: `acked` is every byte the
+/// peer has acknowledged so far (TCP_INFO's tcpi_bytes_acked), `queued` the bytes still
+/// waiting in the kernel, unsent or unacknowledged (SIOCOUTQ). For telling a consumer
+/// that stopped reading (nothing acknowledged while data waits) from a slow one.
+/// tcpi_bytes_acked is only in <linux/tcp.h>, whose struct glibc's <netinet/tcp.h>
+/// redeclares without it, and ioctl is variadic. Returns 0, or -1 with errno set.
+int plumb_tcp_send_queue(int fd, guint64 *acked, guint32 *queued);
+
+// --- V4L2 controls (V4L2Control.c) -------------------------------------------
+/// VIDIOC_QUERYCTRL for one control of a V4L2 device (ioctl is variadic): 1 with its range
+/// when the device has it enabled, 0 when not, -1 when the device cannot be opened.
+int plumb_v4l2_query_control(const char *device, guint32 id, gint32 *minimum, gint32 *maximum,
+                             gint32 *step, gint32 *fallback);
+
+// --- webrtcbin (WebRTC.c) -----------------------------------------------------
+/// The offer/answer of one webrtcbin as one blocking call: `codec_caps` (application/x-rtp
+/// caps) set as every sink pad's transceiver's codec-preferences, set-remote-description
+/// (the offer), create-answer, set-local-description, and a wait until ICE gathering is
+/// complete so the answer holds every candidate (non-trickle WHEP). Its signals take
+/// GstPromise callbacks and GstWebRTCSessionDescription boxes, which Swift cannot build.
+/// Call it off any thread webrtcbin needs (never a streaming thread), with the element
+/// playing. Returns the answer's SDP text (g_free it), or NULL with `*error` set to a
+/// sentence (g_free it).
+gchar *plumb_webrtc_answer(GstElement *webrtcbin, const gchar *offer_sdp,
+                           const gchar *codec_caps, guint timeout_ms, gchar **error);
+
+/// Whether `event` is an upstream force-key-unit request (a viewer's PLI/FIR):
+/// gst_video_event_is_force_key_unit, kept here beside its only user.
+gboolean plumb_event_is_force_key_unit(GstEvent *event);

@@ -2,8 +2,8 @@
 #pragma once
 #include <signal.h>
 
-/// The stop signals `plumb` catches from its first instruction on: SIGINT, SIGTERM, SIGHUP
-/// and SIGUSR1.
+/// The stop signals `plumb` catches from its first instruction on: SIGINT, SIGTERM, SIGHUP,
+/// SIGUSR1 and SIGUSR2.
 ///
 /// Why C: a function in the executable's `.preinit_array` installs the handler, and the
 /// loader runs it before the initializers of every shared library (GLib, GStreamer, the

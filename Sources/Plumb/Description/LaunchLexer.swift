@@ -13,9 +13,11 @@ struct LaunchLexer {
     struct ElementItem {
         var factory: String
         var offset: Int
-        /// Where the factory word ends: the checker inserts a name there.
+        /// Where the checker can insert a name: after the factory word, or after a bin's `(`.
         var endOffset: Int
         var properties: [Property] = []
+        /// `bin.( ... )`: properties right after the `(` are the bin's.
+        var opensBin = false
         var explicitName: String? { properties.last(where: { $0.key == "name" })?.value }
         /// `file:///x`-style URIs become source/sink elements; not a factory name.
         var isURI: Bool { factory.contains("://") }
@@ -82,14 +84,16 @@ struct LaunchLexer {
                 if let eq = firstUnquoted("=", in: word) {
                     let key = String(word[..<eq])
                     let value = unquote(Array(word[(eq + 1)...]))
-                    guard let last = items.indices.last, case .element(var e) = items[last] else {
+                    guard let owner = propertyOwner(items), case .element(var e) = items[owner] else {
                         throw SyntaxError(offset: start, message: "property \"\(key)\" is not after an element")
                     }
                     e.properties.append(Property(key: key, value: value, keyOffset: start, valueOffset: start + eq + 1))
-                    items[last] = .element(e)
+                    items[owner] = .element(e)
                 } else if word.last == ".", end < chars.count, chars[end] == "(" {
                     // `bin.( ... )`: a bin of the named factory holding the parenthesised chain.
-                    items.append(.element(ElementItem(factory: String(word.dropLast()), offset: start, endOffset: end - 1)))
+                    // gst-launch takes `name=` after the `(`, not between the word and it.
+                    items.append(.element(ElementItem(factory: String(word.dropLast()), offset: start, endOffset: end + 1,
+                                                      opensBin: true)))
                 } else if word.contains("."), !String(word).contains("://") {
                     items.append(.reference(name: String(word.prefix(while: { $0 != "." })), offset: start))
                 } else {
@@ -101,6 +105,14 @@ struct LaunchLexer {
         if case .link(let o)? = items.last { throw SyntaxError(offset: o, message: "a link \"!\" with nothing after it") }
         if items.isEmpty { throw SyntaxError(offset: 0, message: "the pipeline description is empty") }
         return items
+    }
+
+    /// The element a `key=value` belongs to: the last item, or the bin whose `(` is the last item.
+    private func propertyOwner(_ items: [Item]) -> Int? {
+        guard let last = items.indices.last else { return nil }
+        if case .element = items[last] { return last }
+        if case .open = items[last], last > 0, case .element(let e) = items[last - 1], e.opensBin { return last - 1 }
+        return nil
     }
 
     private func isOpen(_ item: Item?) -> Bool {

@@ -19,7 +19,9 @@ public enum PipelineLoader {
         public var warnings: [Diagnostic] = []
     }
 
-    /// Lexes, checks each element, parses and brings the pipeline to READY, then back to NULL.
+    /// Lexes, checks each element, parses, checks every element is linked, and brings the
+    /// pipeline to READY, then back to NULL. Sinks that write files are kept out of the state
+    /// change (their folders are checked instead): a check must not create or truncate a file.
     /// A source device that is missing, busy or forbidden is a warning unless `strict`:
     /// the description is sound, this machine just lacks the camera.
     public static func check(_ resolved: ResolvedDescription, toReady: Bool = true, strict: Bool = false)
@@ -27,6 +29,9 @@ public enum PipelineLoader {
     {
         let items = try validate(resolved)
         let (pipeline, names) = try parseNamed(resolved, items)
+        let elements = userElements(pipeline, items, names)
+        try checkLinks(elements, resolved, items)
+        try holdFileSinks(elements, resolved, items)
         var warnings: [Diagnostic] = []
         if toReady {
             do {
@@ -58,21 +63,29 @@ public enum PipelineLoader {
         return Gst.elementClass(e.factory)?.contains("Source") ?? false
     }
 
-    /// The pipeline `plumb run` plays: checked as above, parsed from the user's own text.
+    /// The pipeline `plumb run` plays: checked as above (but not brought to READY), parsed
+    /// from the user's own text, so runtime messages carry the user's element names.
     public static func build(_ resolved: ResolvedDescription) throws(Diagnostic) -> Pipeline {
         let items = try validate(resolved)
+        let pipeline: Pipeline
         do {
-            return try Pipeline.parse(resolved.text)
+            pipeline = try Pipeline.parse(resolved.text)
         } catch {
             // Parse again with names of our own, only to find where the error is.
             _ = try parseNamed(resolved, items)
             throw Diagnostic(resolved.start, error.message)
         }
+        // The links are checked on a copy with names of our own, to place what is unlinked.
+        // A copy our naming could not parse is no reason to refuse the user's text.
+        if let (named, names) = try? parseNamed(resolved, items) {
+            try checkLinks(userElements(named, items, names), resolved, items)
+        }
+        return pipeline
     }
 
     // MARK: - Steps
 
-    /// Lexes and checks every factory, property value, caps string and role.
+    /// Lexes and checks every factory, property value, caps string, role and name.
     static func validate(_ resolved: ResolvedDescription) throws(Diagnostic) -> [LaunchLexer.Item] {
         do { try Gst.initialize() } catch { throw Diagnostic(resolved.start, "GStreamer failed to initialize: \(error)") }
         let items: [LaunchLexer.Item]
@@ -93,7 +106,24 @@ public enum PipelineLoader {
                 continue
             }
         }
+        try checkNamesAreUnique(items, resolved)
         return items
+    }
+
+    /// Two elements of one name: GStreamer refuses the second (or, when linking across
+    /// lines, links the wrong one), and every message naming it would be ambiguous.
+    static func checkNamesAreUnique(_ items: [LaunchLexer.Item], _ resolved: ResolvedDescription) throws(Diagnostic) {
+        var first: [String: (factory: String, offset: Int)] = [:]
+        for case .element(let e) in items {
+            guard let property = e.properties.last(where: { $0.key == "name" }) else { continue }
+            if let earlier = first[property.value] {
+                let place = resolved.location(at: earlier.offset)
+                throw Diagnostic(resolved.location(at: property.keyOffset),
+                                 "duplicate element name \"\(property.value)\": \(earlier.factory) at "
+                                    + "\(place.line):\(place.column) already has it (names must be unique)")
+            }
+            first[property.value] = (e.factory, property.keyOffset)
+        }
     }
 
     private static func validate(_ e: LaunchLexer.ElementItem, _ resolved: ResolvedDescription) throws(Diagnostic) {
@@ -133,12 +163,18 @@ public enum PipelineLoader {
     {
         var chars = resolved.characters
         var names: [String: Int] = [:]  // element name -> item index
+        var explicit: Set<String> = []
+        for case .element(let e) in items { if let n = e.explicitName { explicit.insert(n) } }
+        // Reversed: each insertion leaves the offsets before it valid.
         for (index, item) in items.enumerated().reversed() {
             guard case .element(let e) = item else { continue }
             if let n = e.explicitName { names[n] = index; continue }
-            let name = "plumb_e\(index)"
+            // A URI (`file:///x.mp4`) takes no properties; its element stays unnamed.
+            if e.isURI { continue }
+            var name = "plumb_e\(index)"
+            while explicit.contains(name) { name += "_" }
             names[name] = index
-            chars.insert(contentsOf: " name=\(name) ", at: e.endOffset)
+            chars.insert(contentsOf: " name=\(name) ", at: min(e.endOffset, chars.count))
         }
         do {
             return (try Pipeline.parse(String(chars)), names)
@@ -147,11 +183,30 @@ public enum PipelineLoader {
         }
     }
 
+    /// The elements in the pipeline and in the bins the user wrote (`( ... )`, `bin.( ... )`),
+    /// in the order of the file, each with its item when its name leads back to one (a URI's
+    /// element and a caps filter have none). Not the insides of elements that are bins of
+    /// their own (splitmuxsink's muxer and sink): those are theirs to make and link.
+    static func userElements(_ pipeline: Pipeline, _ items: [LaunchLexer.Item], _ names: [String: Int])
+        -> [(element: Element, index: Int?)]
+    {
+        var found: [(element: Element, index: Int?)] = []
+        func walk(_ bin: Bin) {
+            for child in bin.children {
+                found.append((child, names[child.name]))
+                if let inner = child as? Bin, ["bin", "pipeline"].contains(child.factoryName) { walk(inner) }
+            }
+        }
+        walk(pipeline)
+        return found.sorted { ($0.index ?? Int.max) < ($1.index ?? Int.max) }
+    }
+
     /// The message with our generated names replaced by the factories the user wrote.
     static func readable(_ message: String, _ items: [LaunchLexer.Item], _ names: [String: Int]) -> String {
         var text = message
-        for (name, index) in names where name.hasPrefix("plumb_e") {
-            if case .element(let e) = items[index] {
+        // Longest first: "plumb_e1" must not replace the start of "plumb_e12".
+        for (name, index) in names.sorted(by: { $0.key.count > $1.key.count }) {
+            if case .element(let e) = items[index], e.explicitName == nil {
                 text = text.replacingOccurrences(of: name, with: e.factory)
             }
         }
@@ -166,9 +221,10 @@ public enum PipelineLoader {
            let match = error.message.firstMatch(of: /could not link (\S+?),? to (\S+?)(,|$)/),
            let a = names[String(match.1)], let b = names[String(match.2)] {
             // Point at the caps between them if caps were the problem, else at the link.
-            let range = a < b ? (a + 1)..<b : (b + 1)..<a
-            for i in range { if case .caps = items[i] { return loc(i) } }
-            for i in range { if case .link = items[i] { return loc(i) } }
+            // A stride, not a range: the two may be in either order, or be one element.
+            let between = stride(from: min(a, b) + 1, to: max(a, b), by: 1)
+            for i in between { if case .caps = items[i] { return loc(i) } }
+            for i in between { if case .link = items[i] { return loc(i) } }
             return loc(b)
         }
         if let name = error.sourceName, let index = names[name] { return loc(index) }

@@ -1,3 +1,4 @@
+import PlumbRotation
 /// The EXIF Orientation tag (0x0112): how a viewer must turn (and maybe mirror)
 /// the stored pixels to show them upright.
 public enum ExifOrientation: Int, Sendable, CaseIterable, CustomStringConvertible {

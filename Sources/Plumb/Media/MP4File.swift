@@ -1,4 +1,5 @@
 import Foundation
+import PlumbRotation
 
 /// What an MP4/QuickTime file says about its tracks and orientation.
 public struct MP4FileInfo: Sendable, Equatable {
@@ -26,36 +27,6 @@ public enum MP4File {
             let fragmented = hasExtends || boxes.contains { $0.type == "moof" }
             return MP4FileInfo(boxes: boxes, tracks: tracks, isFragmented: fragmented)
         }
-    }
-
-    /// Rewrites the video tracks' matrices of every top-level `moov` in the file, in place.
-    /// Returns how many track headers were rewritten.
-    @discardableResult
-    public static func writeRotation(_ rotation: RotationAngle, toFileAt path: String) throws(MediaError) -> Int {
-        let offsets = try withMappedBytes(of: path) { (view: ByteView) throws(MediaError) -> [Int] in
-            var offsets: [Int] = []
-            for moov in try topLevelBoxes(view) where moov.type == "moov" {
-                offsets += try MP4Track.tracks(in: view, moov: moov).filter(\.isVideo).map(\.matrixOffset)
-            }
-            return offsets
-        }
-        guard !offsets.isEmpty else { throw .noVideoTrack(path: path) }
-        var matrix = [UInt8](repeating: 0, count: 36)
-        matrix.withUnsafeMutableBytes { bytes in
-            for (i, v) in TrackMatrix(rotation: rotation).values.enumerated() { bytes.storeBigEndian(v, at: 4 * i) }
-        }
-        do {
-            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            for offset in offsets {
-                try handle.seek(toOffset: UInt64(offset))
-                try handle.write(contentsOf: matrix)
-            }
-            try handle.synchronize()
-        } catch {
-            throw .cannotRead(path: path, reason: "\(error)")
-        }
-        return offsets.count
     }
 
     /// The top-level boxes; a last box that runs past the end of the file (a recording cut

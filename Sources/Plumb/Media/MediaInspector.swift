@@ -1,3 +1,4 @@
+import PlumbRotation
 /// The orientation an MP4 or a JPEG carries, as Plumb's own parsers read it
 /// (what `plumb inspect FILE` prints).
 public struct MediaOrientation: Sendable, Equatable, CustomStringConvertible {

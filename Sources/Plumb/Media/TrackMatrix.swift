@@ -1,4 +1,5 @@
 import Foundation
+import PlumbRotation
 
 /// The 3×3 transformation matrix of an MP4/QuickTime track header (`tkhd`).
 ///

@@ -1,4 +1,5 @@
 import GStreamer
+import PlumbRotation
 
 /// A branch of the session's tee: a still, a recording, a preview.
 ///

@@ -12,6 +12,8 @@ final class JPEGEncoder: Sendable {
         var sample: Sample
         var quality: Int
         var tags: TagList
+        /// The camera's own JPEG of the frame: only its tags are written (`jifmux`).
+        var cameraJPEG: Buffer? = nil
         var done: @Sendable (Result<Data, any Error>) -> Void
     }
 
@@ -42,7 +44,12 @@ final class JPEGEncoder: Sendable {
                     if work.queue.withLock({ $0.stopping }) { return }
                     continue
                 }
-                job.done(Result { try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags, live: live) })
+                job.done(Result {
+                    if let jpeg = job.cameraJPEG {
+                        return try JPEGEncoder.tag(jpeg, caps: job.sample.caps, tags: job.tags, live: live)
+                    }
+                    return try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags, live: live)
+                })
             }
         }
         thread.name = name
@@ -57,6 +64,45 @@ final class JPEGEncoder: Sendable {
     func submit(_ job: Job) {
         work.queue.withLock { $0.jobs.append(job) }
         work.ready.signal()
+    }
+
+    /// Whether a camera's JPEG is a file a viewer reads alone: MJPEG from many UVC cameras
+    /// leaves out the Huffman tables (DHT), which only MJPEG decoders assume.
+    static func isStandalone(_ jpeg: Buffer) -> Bool {
+        let data = jpeg.data
+        guard data.count > 4, data[data.startIndex] == 0xFF, data[data.startIndex + 1] == 0xD8,
+              let segments = try? data.withUnsafeBytes({ try JPEGSegments($0) }) else { return false }
+        return segments.segments.contains { $0.code == 0xC4 }
+    }
+
+    /// The camera's JPEG with the tags as EXIF (`appsrc ! jifmux ! appsink`): no decoding.
+    static func tag(_ jpeg: Buffer, caps: Caps?, tags: TagList, live: LiveCount? = nil) throws -> Data {
+        let pipeline = try Pipeline(name: "jpeg-tag")
+        if let live {
+            live.add(1)
+            pipeline.onFinalize { live.add(-1) }
+        }
+        let src = try AppSrc(name: "camera-jpeg")
+        try src.set("format", EnumNick("time"))
+        try src.set("is-live", false)
+        let size = caps?.structure(at: 0).flatMap { s in s.int("width").flatMap { w in s.int("height").map { (w, $0) } } }
+        try src.set("caps", try Caps("image/jpeg" + (size.map { ",width=\($0.0),height=\($0.1)" } ?? "") + ",framerate=0/1"))
+        let mux = try Element(factory: "jifmux", name: "exif")
+        let sink = try AppSink(name: "jpeg")
+        try sink.set("sync", false)
+        try sink.set("async", false)
+        try pipeline.add(src, mux, sink)
+        try src.link(to: mux)
+        try mux.link(to: sink)
+        try tags.apply(to: mux)
+        defer { try? pipeline.setState(.null) }
+        try pipeline.setState(.playing)
+        try src.push(jpeg)
+        try src.endOfStream()
+        guard let out = sink.pull(timeout: .seconds(10)), let buffer = out.buffer else {
+            throw CaptureError.timedOut("tagging the camera's JPEG", .seconds(10))
+        }
+        return buffer.data
     }
 
     /// One frame to JPEG bytes, blocking the calling (encoder) thread.

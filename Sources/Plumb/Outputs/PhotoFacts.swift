@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a photo is, as the one-shot command prints it and an HTTP header carries it.
-public struct PhotoFacts: Sendable, Hashable, Codable {
+public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {
     /// The camera's name (also EXIF Model).
     public var camera: String
     public var width: Int
@@ -14,12 +14,31 @@ public struct PhotoFacts: Sendable, Hashable, Codable {
     public var orientation: Int
     /// Whether GPS tags went in.
     public var gps: Bool
-    /// The JPEG quality used (1-100).
+    /// The JPEG quality used (1-100); asked for, but not applied, with `cameraJPEG`.
     public var quality: Int
+    /// The still is the MJPEG camera's own JPEG of the frame, EXIF added: nothing was
+    /// decoded or re-encoded. nil when Plumb encoded it.
+    public var cameraJPEG: Bool?
+    /// The frame's digital zoom factor (also EXIF DigitalZoomRatio); nil at 1×.
+    public var zoom: Double?
+    // The location written, when `gps` (`LocatedFacts`).
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+    public var fixAge: Double?
+    public var gpsTime: String?
+    public var clockUnsynchronized: Bool?
+    /// Whether the kernel held the wall clock synchronised when the capture's time
+    /// (`started_at`/`taken_at`, the file name, EXIF/MP4 dates) was read: false on a board
+    /// without a real-time clock until NTP has set it (that time may be hours or years off);
+    /// nil when the kernel did not say (`WallClock.isSynchronized`).
+    public var clockSynchronized: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case camera, width, height, bytes, orientation, gps, quality
-        case takenAt = "taken_at"
+        case camera, width, height, bytes, orientation, gps, quality, latitude, longitude, altitude, zoom
+        case takenAt = "taken_at", cameraJPEG = "camera_jpeg"
+        case fixAge = "fix_age_s", gpsTime = "gps_time", clockUnsynchronized = "clock_unsynchronized"
+        case clockSynchronized = "clock_synchronized"
     }
 
     /// The facts as one line of JSON with sorted keys.

@@ -1,11 +1,13 @@
 import Foundation
 import GStreamer
 import Synchronization
+import PlumbRotation
 
 /// Stills from the running session, without restarting anything: a persistent branch
 /// `queue ! appsink` sees every frame and hands the next one to whoever asked, and a
 /// `JPEGEncoder` turns it into a JPEG with EXIF — Make/Model, DateTimeOriginal with its
-/// UTC offset, Orientation from the current rotation (pixels are never rotated), GPS when given.
+/// UTC offset, Orientation from the current rotation (pixels are never rotated), GPS when
+/// given (Plumb's own GPS IFD, `ExifTIFF.setGPS`).
 ///
 /// Requests waiting when a frame arrives are all served from that frame, each encoded
 /// on its own (its quality, its location) and in the order they were made.
@@ -30,6 +32,22 @@ public final class PhotoOutput: CaptureOutput {
 
     private let state = Mutex(State())
     private let encoder = JPEGEncoder()
+    private let tap = Mutex<CameraJPEGTap?>(nil)
+
+    /// An MJPEG camera's own JPEGs: a still is then the camera's JPEG of its frame with the
+    /// EXIF added (nothing decoded or re-encoded), when that JPEG stands on its own.
+    var cameraJPEG: CameraJPEGTap? {
+        get { tap.withLock { $0 } }
+        set { tap.withLock { $0 = newValue } }
+    }
+
+    private let zoomCrop = Mutex<ZoomCrop?>(nil)
+
+    /// The session's zoom, for the factor each still records.
+    var zoom: ZoomCrop? {
+        get { zoomCrop.withLock { $0 } }
+        set { zoomCrop.withLock { $0 = newValue } }
+    }
 
     public init() {}
 
@@ -104,50 +122,70 @@ public final class PhotoOutput: CaptureOutput {
         }
         guard !requests.isEmpty, let camera else { return }
         let takenAt = Date()
+        let clockSynchronized = WallClock.isSynchronized()
         let size = sample.videoSize ?? (0, 0)
         let pts = sample.buffer?.pts
+        // The camera's own JPEG of this frame, when it has one that a viewer can read alone.
+        let own = pts.flatMap { cameraJPEG?.jpeg(at: $0) }.flatMap { JPEGEncoder.isStandalone($0) ? $0 : nil }
+        let crop = zoom
+        let factor = pts.flatMap { crop?.factor(at: $0) } ?? crop?.current.factor ?? 1
         for request in requests {
             let tags: TagList
             do {
-                tags = try Self.tags(camera: camera, takenAt: takenAt, angle: angle, location: request.location)
+                tags = try Self.tags(camera: camera, takenAt: takenAt, angle: angle, zoom: factor)
             } catch {
                 request.shot.fail(CaptureError.pipeline(error as? GStreamerError ?? GStreamerError(message: "\(error)")))
                 continue
             }
             let quality = request.quality, location = request.location, shot = request.shot
-            encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags) { result in
-                shot.resolve(result.flatMap { Self.stampingTimes($0, takenAt: takenAt) }.map { jpeg in
-                    Photo(jpeg: jpeg,
-                          facts: PhotoFacts(camera: camera.name, width: size.0, height: size.1, bytes: jpeg.count,
-                                            takenAt: takenAt.iso8601Milliseconds, orientation: angle.exifOrientation,
-                                            gps: location != nil, quality: quality),
-                          frameTime: pts, frameNumber: number)
+            encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags, cameraJPEG: own) { result in
+                shot.resolve(result.flatMap { Self.rewritingExif($0, takenAt: takenAt, location: location) }.map { jpeg in
+                    var facts = PhotoFacts(camera: camera.name, width: size.0, height: size.1, bytes: jpeg.count,
+                                           takenAt: takenAt.iso8601Milliseconds, orientation: angle.exifOrientation,
+                                           gps: false, quality: quality)
+                    if own != nil { facts.cameraJPEG = true }
+                    if factor != 1 { facts.zoom = factor }
+                    facts.set(location)
+                    facts.clockSynchronized = clockSynchronized
+                    return Photo(jpeg: jpeg, facts: facts, frameTime: pts, frameNumber: number)
                 })
             })
         }
     }
 
-    /// The JPEG with its EXIF times written again, with their UTC offset: jifmux writes
-    /// DateTimeOriginal as local time without the EXIF 2.31 OffsetTime* tags (only its XMP
-    /// copy has the zone), which leaves a reader of the EXIF guessing the instant.
-    static func stampingTimes(_ jpeg: Data, takenAt: Date, timeZone: TimeZone = .current) -> Result<Data, any Error> {
+    /// The JPEG with its EXIF rewritten by Plumb's own TIFF writer: the times again, with
+    /// their UTC offset (jifmux writes DateTimeOriginal as local time without the EXIF 2.31
+    /// OffsetTime* tags, which leaves a reader of the EXIF guessing the instant), and the GPS
+    /// IFD when there is a location (jifmux's has neither the GPS time, the positioning
+    /// error, speed nor direction).
+    static func rewritingExif(_ jpeg: Data, takenAt: Date, location: GeoLocation?,
+                              timeZone: TimeZone = .current) -> Result<Data, any Error> {
         Result { () throws(MediaError) -> Data in
-            try JPEGExifWriter.editing(jpeg) { $0.setTimes(takenAt, timeZone: timeZone) }
-        }.mapError { CaptureError.outputFailed(output: "photo", GStreamerError(message: "writing the EXIF times: \($0)")) }
+            try JPEGExifWriter.editing(jpeg) { exif in
+                exif.setTimes(takenAt, timeZone: timeZone)
+                if let location { exif.setGPS(location) }
+            }
+        }.mapError { CaptureError.outputFailed(output: "photo", GStreamerError(message: "writing the EXIF: \($0)")) }
     }
 
-    /// The tags jifmux turns into EXIF.
-    static func tags(camera: CameraSource, takenAt: Date, angle: RotationAngle, location: GeoLocation?) throws -> TagList {
-        let tags = TagList()
+    /// libgsttag registers its capturing-* tags (GST_TAG_CAPTURING_DIGITAL_ZOOM_RATIO) only
+    /// once jifmux has handled a tag list: registered here first, under the same name and type.
+    private static let captureTagsRegistered: Bool = (try? TagList.registerDouble(
+        "capturing-digital-zoom-ratio", nick: "capturing digital zoom ratio",
+        blurb: "Digital zoom ratio used when capturing an image")) != nil
+
+    /// The tags jifmux turns into EXIF (the GPS tags are Plumb's: `rewritingExif`).
+    static func tags(camera: CameraSource, takenAt: Date, angle: RotationAngle, zoom: Double = 1) throws -> TagList {
+        var tags = TagList()
         try tags.set(TagList.deviceManufacturer, make(for: camera))
         try tags.set(TagList.deviceModel, camera.name)
         try tags.set(TagList.dateTime, takenAt, timeZone: .current)
         try tags.set(TagList.imageOrientation, angle.imageOrientationTag)
         try tags.set(TagList.applicationName, "Plumb")
-        if let location {
-            try tags.set(TagList.geoLatitude, location.latitude)
-            try tags.set(TagList.geoLongitude, location.longitude)
-            if let altitude = location.altitude { try tags.set(TagList.geoElevation, altitude) }
+        // EXIF DigitalZoomRatio (GST_TAG_CAPTURING_DIGITAL_ZOOM_RATIO), only when zoomed.
+        if zoom != 1 {
+            _ = captureTagsRegistered
+            try tags.set("capturing-digital-zoom-ratio", zoom)
         }
         return tags
     }

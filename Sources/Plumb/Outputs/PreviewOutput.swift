@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Synchronization
+import PlumbRotation
 
 /// A local preview: `videoflip [! videoscale ! canvas] ! videoconvert ! sink`, the pixels
 /// turned upright by a `PreviewRotator` (a window carries no orientation metadata). It

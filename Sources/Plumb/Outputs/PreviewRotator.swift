@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Synchronization
+import PlumbRotation
 
 /// Turns a preview's pixels upright, live: `videoflip` whose `video-direction` follows the
 /// angle, optionally followed by a fixed canvas (letterbox). A preview needs pixels turned
@@ -97,7 +98,7 @@ public final class PreviewRotator: Sendable {
             guard let canvas = canvas(for: frameSize) else {
                 throw CaptureError.invalidArgument("a letterbox preview needs a canvas size (e.g. 640x480) or the frame size")
             }
-            guard canvas.width > 0, canvas.height > 0, canvas.width % 2 == 0, canvas.height % 2 == 0 else {
+            guard canvas.fits420 else {
                 throw CaptureError.invalidArgument("preview canvas \(canvas) must have even, positive sides (e.g. 640x480)")
             }
             let scale = try Element(factory: "videoscale", name: "\(namePrefix)scale")

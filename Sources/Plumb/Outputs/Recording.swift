@@ -2,13 +2,13 @@ import Foundation
 import GStreamer
 
 /// A recording in progress: `stop()` finalizes the file while the session keeps running.
-/// With `MovieOptions.splitOnRotation` it may grow into several files, one per angle.
+/// With `RecordingOptions.splitOnRotation` it may grow into several files, one per angle.
 public final class Recording: Sendable {
     public let session: CaptureSession
     /// The first file's output.
-    public let output: MovieOutput
+    public let output: RecordingOutput
 
-    init(session: CaptureSession, output: MovieOutput) {
+    init(session: CaptureSession, output: RecordingOutput) {
         self.session = session
         self.output = output
     }
@@ -19,7 +19,7 @@ public final class Recording: Sendable {
     public var codec: VideoCodec { output.choice.codec }
 
     /// Every file's output so far, in order (one unless the recording split on rotation).
-    public var segments: [MovieOutput] {
+    public var segments: [RecordingOutput] {
         var all = [output]
         while let next = all.last!.successor { all.append(next) }
         return all
@@ -40,7 +40,7 @@ public final class Recording: Sendable {
         try await output.firstFrameTime(timeout: timeout)
     }
 
-    /// Returns when a frame past `MovieOptions.length` has arrived (the recording holds its
+    /// Returns when a frame past `RecordingOptions.length` has arrived (the recording holds its
     /// whole length); never without a length, until the waiting task is cancelled.
     public func lengthReached() async throws {
         try await output.chain.full.value(what: "the recording's length")
@@ -57,8 +57,8 @@ public final class Recording: Sendable {
     /// After `stop()` threw because a file ended by itself (a full disk, a failed encoder, the
     /// camera gone): every file's facts as the files hold them, the failed one with its
     /// `error`. nil while the recording runs and after a clean stop.
-    public var factsAfterFailure: MovieFacts? {
-        var files: [MovieFacts] = []
+    public var factsAfterFailure: RecordingFacts? {
+        var files: [RecordingFacts] = []
         var failed = false
         for segment in segments {
             switch segment.finished.result {
@@ -72,15 +72,15 @@ public final class Recording: Sendable {
                 return nil
             }
         }
-        return failed ? MovieFacts.combining(files) : nil
+        return failed ? RecordingFacts.combining(files) : nil
     }
 
     /// Sends EOS into the recording's branch only, waits until every file is finalized,
     /// and returns the facts (every file listed in `segments` when there are several).
     /// Calling it again returns the same facts.
-    public func stop() async throws -> MovieFacts {
+    public func stop() async throws -> RecordingFacts {
         // No new file from here on; a split under way finishes first.
-        await session.stopSplitting(output)
+        await session.stopRollingOverOnRotation(output)
         let last = segments.last!
         if last.finished.result == nil {
             do {
@@ -89,11 +89,11 @@ public final class Recording: Sendable {
                 // Already taken down (a failure, or the session closed): the result says how.
             }
         }
-        var files: [MovieFacts] = []
+        var files: [RecordingFacts] = []
         for segment in segments {
             files.append(try await segment.finished.value(timeout: .seconds(30),
                                                           what: "finalizing \(segment.url.lastPathComponent)"))
         }
-        return MovieFacts.combining(files)!
+        return RecordingFacts.combining(files)!
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// What the files of one recording share when it splits on rotation: where the first one
 /// is (the others are named after it), whether the recording is stopping (no new file
 /// then), why a split could not be made (the recording went on in the file it had), and
-/// the recording's length limit (`MovieOptions.length`), counted from its first frame.
+/// the recording's length limit (`RecordingOptions.length`), counted from its first frame.
 final class RecordingChain: Sendable {
     let first: URL
     let length: ClockTime?

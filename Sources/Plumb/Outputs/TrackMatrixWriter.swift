@@ -1,4 +1,5 @@
 import GStreamer
+import PlumbRotation
 
 /// Puts a rotation into the `tkhd` matrix of the MP4 the muxer writes, by rewriting the
 /// header buffers leaving `muxerSource` (mp4mux's src pad). Installed once, before the

@@ -12,9 +12,11 @@ import Synchronization
 /// that falls behind (its queue full) skips to the next keyframe instead of growing
 /// without bound. Every subscriber starts on a keyframe, asked for the moment it joins.
 ///
-/// Timestamps: each frame reaches a subscriber without PTS/DTS, and the subscriber's
-/// appsrc (`configureLive`: live, `do-timestamp`) stamps it with its own running time.
-/// The preview encoder makes no B-frames (zerolatency), so decode order is display order.
+/// Timestamps: each frame reaches a subscriber's appsrc with its capture timestamp, and
+/// leaves it on the subscriber pipeline's own timeline with the same spacing
+/// (`CaptureRetimer`: a fixed offset, set by the first frame), so RTP timestamps are as
+/// regular as the camera's whatever the encoder's and the threads' jitter. The preview
+/// encoder makes no B-frames (zerolatency), so decode order is display order.
 public final class EncodedStream: Sendable {
     /// Counts since the stream was made.
     public struct Statistics: Sendable, Equatable {
@@ -36,6 +38,9 @@ public final class EncodedStream: Sendable {
         var caps: Caps?
         var statistics = Statistics()
         var gate: KeyframeGate
+        /// Told of every change in `subscribers` (see `demandChanges()`).
+        var watchers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var nextWatcher = 0
     }
 
     private let state: Mutex<State>
@@ -86,15 +91,32 @@ public final class EncodedStream: Sendable {
         old?.clearCallbacks()
     }
 
+    /// Lets go of `sink` if it is still the source; a newer one attached since stays (a
+    /// branch being taken down while its successor already runs).
+    public func detach(_ sink: AppSink) {
+        state.withLock { s in if s.sink === sink { s.sink = nil } }
+        sink.clearCallbacks()
+    }
+
+    /// Whether an appsink feeds the stream now.
+    public var isAttached: Bool { state.withLock { $0.sink != nil } }
+
     /// Ends every subscription (`.streamClosed`), with end of stream into each appsrc so
     /// its pipeline can finish cleanly, and lets go of the appsink.
     public func close() {
         detach()
-        let subscribers = state.withLock { s in
-            defer { s.subscribers.removeAll() }
-            return s.subscribers
+        let (subscribers, watchers) = state.withLock { s in
+            defer {
+                s.subscribers.removeAll()
+                s.watchers.removeAll()
+            }
+            return (s.subscribers, Array(s.watchers.values))
         }
         for subscriber in subscribers { subscriber.end(.streamClosed, endOfStream: true) }
+        for watcher in watchers {
+            watcher.yield()
+            watcher.finish()
+        }
     }
 
     // MARK: Subscribers
@@ -108,7 +130,11 @@ public final class EncodedStream: Sendable {
                           onEnd: (@Sendable (StreamSubscription.End) -> Void)? = nil) throws -> StreamSubscription {
         try source.configureLive()
         let subscription = StreamSubscription(name: name, source: source, stream: self, onEnd: onEnd)
-        state.withLock { $0.subscribers.append(subscription) }
+        let watchers = state.withLock { s in
+            s.subscribers.append(subscription)
+            return s.watchers.values
+        }
+        for watcher in watchers { watcher.yield() }
         requestKeyframe()
         return subscription
     }
@@ -119,7 +145,30 @@ public final class EncodedStream: Sendable {
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     func remove(_ subscription: StreamSubscription) {
-        state.withLock { $0.subscribers.removeAll { $0 === subscription } }
+        let watchers = state.withLock { s -> [AsyncStream<Void>.Continuation] in
+            let before = s.subscribers.count
+            s.subscribers.removeAll { $0 === subscription }
+            return s.subscribers.count == before ? [] : Array(s.watchers.values)
+        }
+        for watcher in watchers { watcher.yield() }
+    }
+
+    /// A wake-up whenever a subscriber comes or goes (and one at once), for whoever runs
+    /// the encoder only while someone subscribes (`OnDemandPreview`). It carries no count:
+    /// wake-ups from different threads may arrive in any order, so the reader looks at
+    /// `subscriberCount` itself — the last wake-up always comes after the last change.
+    public func demandChanges() -> AsyncStream<Void> {
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { s in
+            defer { s.nextWatcher += 1 }
+            s.watchers[s.nextWatcher] = continuation
+            return s.nextWatcher
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+        }
+        continuation.yield()
+        return changes
     }
 
     // MARK: Keyframes
@@ -130,7 +179,10 @@ public final class EncodedStream: Sendable {
         let now = clock.now
         let sink = state.withLock { s -> AppSink? in
             s.statistics.keyframeWishes += 1
-            return s.gate.ask(at: now) ? s.sink : nil
+            // No encoder yet (an on-demand one starting): its first frame is a keyframe, and a
+            // wish spent on the gate now would hold back the next one (a PLAY right after).
+            guard let sink = s.sink else { return nil }
+            return s.gate.ask(at: now) ? sink : nil
         }
         if let sink { send(to: sink) }
     }

@@ -1,8 +1,11 @@
 import GStreamer
+import PlumbRotation
 
-/// How the preview is encoded for its network consumers: H.264 from x264, tuned for
-/// latency — no B-frames, no look-ahead, SPS/PPS in front of every keyframe — so a
-/// consumer can start on any keyframe and a keyframe can be asked for at any time.
+/// How the preview is encoded for its network consumers: H.264 from the best usable encoder
+/// (`EncoderChoice`: the board's V4L2 encoder, VA-API, else x264), tuned for latency — no
+/// B-frames, no look-ahead, SPS/PPS in front of every keyframe, constrained baseline so
+/// every RTSP client and browser decodes it — so a consumer can start on any keyframe and
+/// a keyframe can be asked for at any time.
 public struct PreviewEncoding: Sendable, Equatable {
     /// Target bitrate, kbit/s (x264enc `bitrate`).
     public var bitrate: Int
@@ -13,11 +16,28 @@ public struct PreviewEncoding: Sendable, Equatable {
     /// rotation — the stream's size never changes, for consumers that cope badly with a
     /// new SPS. nil: the stream takes the (rotated) frame's own size.
     public var canvas: VideoSize?
+    /// Which H.264 encoder: the best usable one, or a named one.
+    public var encoder: EncoderPreference
+    /// constrained-baseline by default: every browser and RTSP client decodes it.
+    public var profile: EncodingSettings.Profile
+    /// nil lets the encoder pick from the size and rate.
+    public var level: String?
 
-    public init(bitrate: Int = 1500, keyframeInterval: Int = 60, canvas: VideoSize? = nil) {
+    public init(bitrate: Int = 1500, keyframeInterval: Int = 60, canvas: VideoSize? = nil,
+                encoder: EncoderPreference = .auto, profile: EncodingSettings.Profile = .constrainedBaseline,
+                level: String? = nil) {
         self.bitrate = bitrate
         self.keyframeInterval = keyframeInterval
         self.canvas = canvas
+        self.encoder = encoder
+        self.profile = profile
+        self.level = level
+    }
+
+    /// The one description every encoder gets, in its own terms.
+    public var settings: EncodingSettings {
+        EncodingSettings(bitrate: bitrate, keyframeInterval: keyframeInterval, profile: profile, level: level,
+                         zeroLatency: true)
     }
 
     /// What the branch's appsink carries.
@@ -32,12 +52,13 @@ public struct PreviewEncoding: Sendable, Equatable {
         }
         parts += ["videoconvert",
                   "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=\(keyframeInterval) bitrate=\(bitrate)",
+                  settings.encodedCaps(codec: .h264) ?? "video/x-h264",
                   "h264parse config-interval=-1", Self.outputCaps, "appsink name=preview_sink"]
         return parts.joined(separator: " ! ")
     }
 
     /// Builds the branch into `bin` and links it: `videoflip ! [videoscale ! canvas caps] !
-    /// videoconvert ! x264enc ! h264parse ! caps ! appsink`. The caller links its own
+    /// videoconvert ! ENCODER ! profile caps ! h264parse ! caps ! appsink`. The caller links its own
     /// head (a leaky queue on a tee) to `entry`, and hands `sink` to an `EncodedStream`.
     public func build(in bin: Bin) throws -> EncodedPreviewBranch {
         guard bitrate > 0, bitrate <= 2_048_000 else {
@@ -47,7 +68,7 @@ public struct PreviewEncoding: Sendable, Equatable {
             throw CaptureError.invalidArgument(
                 "preview keyframe interval \(keyframeInterval) is out of range: use 1 or more frames")
         }
-        if let canvas, canvas.width <= 0 || canvas.height <= 0 || canvas.width % 2 != 0 || canvas.height % 2 != 0 {
+        if let canvas, !canvas.fits420 {
             throw CaptureError.invalidArgument("preview canvas \(canvas) must have even, positive sides (e.g. 1280x720)")
         }
         let flip = try Element(factory: "videoflip", name: "preview_flip")
@@ -60,20 +81,20 @@ public struct PreviewEncoding: Sendable, Equatable {
             chain += [scale, box]
         }
         let convert = try Element(factory: "videoconvert", name: "preview_convert")
-        let encoder = try Element(factory: "x264enc", name: "preview_encoder")
-        try encoder.set("tune", parsing: "zerolatency")
-        try encoder.set("speed-preset", EnumNick("ultrafast"))
-        try encoder.set("key-int-max", keyframeInterval)
-        try encoder.set("bitrate", bitrate)
+        let choice = try EncoderChoice.choose(.h264, preference: encoder, sameCodec: true)
+        let encoder = try Element(factory: choice.encoder, name: "preview_encoder")
+        try settings.apply(to: encoder, as: choice.candidate)
+        let profileCaps = try Element(factory: "capsfilter", name: "preview_profile")
+        try profileCaps.set("caps", try Caps(settings.encodedCaps(codec: .h264) ?? "video/x-h264"))
         let parse = try Element(factory: "h264parse", name: "preview_parse")
         try parse.set("config-interval", Int32(-1))  // SPS/PPS with every keyframe
         let format = try Element(factory: "capsfilter", name: "preview_format")
         try format.set("caps", try Caps(Self.outputCaps))
         let sink = try AppSink(name: "preview_sink")
-        chain += [convert, encoder, parse, format, sink]
+        chain += [convert, encoder, profileCaps, parse, format, sink]
         try bin.add(chain)
         for (a, b) in zip(chain, chain.dropFirst()) { try a.link(to: b) }
-        return EncodedPreviewBranch(entry: flip, flip: flip, encoder: encoder, sink: sink)
+        return EncodedPreviewBranch(entry: flip, flip: flip, encoder: encoder, sink: sink, choice: choice)
     }
 }
 
@@ -83,10 +104,13 @@ public struct EncodedPreviewBranch: Sendable {
     public var entry: Element
     /// `videoflip`: turn it with `apply(rotation:)`.
     public var flip: Element
-    /// `x264enc`: keyframe requests reach it as upstream force-key-unit events.
+    /// The encoder: keyframe requests reach it as upstream force-key-unit events (every
+    /// encoder here is a GstVideoEncoder, which turns them into its own control).
     public var encoder: Element
     /// The appsink the encoded frames leave by: give it to `EncodedStream.attach(to:)`.
     public var sink: AppSink
+    /// Which encoder runs, and why the better ones did not.
+    public var choice: EncoderChoice
 
     /// Turns the pixels (`video-direction`); allowed while playing. Without a canvas a
     /// quarter turn swaps the stream's width and height (a new SPS follows).

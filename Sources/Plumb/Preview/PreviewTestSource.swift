@@ -1,6 +1,8 @@
 import Foundation
 import GStreamer
 import Synchronization
+import GLib
+import PlumbRotation
 
 /// A stand-in for the capture session, for developing and measuring the preview on its
 /// own: a live test pattern through a tee to a "recording" branch (a clock-synced

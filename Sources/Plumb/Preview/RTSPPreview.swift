@@ -1,5 +1,6 @@
 import GStreamer
 import Synchronization
+import GLib
 
 /// The preview over RTSP: `rtsp://ADDRESS:PORT/PATH`, one shared media serving any
 /// number of consumers, fed by an `EncodedStream`.
@@ -9,7 +10,8 @@ import Synchronization
 /// pipeline. The media's appsrc subscribes to the stream when gst-rtsp-server builds the
 /// media (first consumer) and unsubscribes when it goes away (last consumer gone, server
 /// stopped); each consumer's PLAY asks the encoder for a keyframe, so a newcomer decodes
-/// a picture at once instead of waiting for the next scheduled one.
+/// a picture at once instead of waiting for the next scheduled one. A consumer that stops
+/// reading is disconnected once data has waited untaken for `stallTimeout`.
 public final class RTSPPreview: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Where to listen: 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).
@@ -20,19 +22,31 @@ public final class RTSPPreview: Sendable {
         public var path: String
         /// Optional RTSP basic or digest authentication.
         public var credentials: RTSPServer.Credentials?
+        /// How long data may wait for a consumer that takes none of it (it stopped reading
+        /// its connection) before it is disconnected; nil keeps it for ever.
+        public var stallTimeout: Duration?
 
         public init(address: String = "127.0.0.1", port: Int = 8554, path: String = "/preview",
-                    credentials: RTSPServer.Credentials? = nil) {
+                    credentials: RTSPServer.Credentials? = nil, stallTimeout: Duration? = .seconds(5)) {
             self.address = address
             self.port = port
             self.path = path
             self.credentials = credentials
+            self.stallTimeout = stallTimeout
         }
     }
 
     /// The media each consumer is served from; `src` is fed by the stream.
+    ///
+    /// `config-interval=0`: the stream already carries SPS/PPS in front of every keyframe
+    /// (the encoder branch's `h264parse config-interval=-1`), so a consumer joining on any
+    /// keyframe has them. rtph264pay's own insertion (-1) puts SPS/PPS in front of every
+    /// IDR *slice*, and x264's zerolatency tune cuts each frame into several slices: the
+    /// copy before the second slice makes decoders start a new access unit there, so each
+    /// keyframe reached ffmpeg as two frames with one timestamp — the first half
+    /// concealed, "non monotonically increasing dts" at every keyframe.
     public static let launch = "( appsrc name=src is-live=true format=time do-timestamp=true "
-        + "! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )"
+        + "! h264parse ! rtph264pay name=pay0 pt=96 config-interval=0 )"
 
     public let configuration: Configuration
     public let stream: EncodedStream
@@ -48,6 +62,9 @@ public final class RTSPPreview: Sendable {
         guard (0...65535).contains(configuration.port) else {
             throw CaptureError.invalidArgument("RTSP port \(configuration.port) is out of range: use 1 to 65535 (0 picks a free one)")
         }
+        if let limit = configuration.stallTimeout, limit <= .zero {
+            throw CaptureError.invalidArgument("RTSP stall timeout \(limit) must be more than 0 s")
+        }
         self.configuration = configuration
         self.stream = stream
         server = try RTSPServer(address: configuration.address, port: configuration.port)
@@ -56,6 +73,14 @@ public final class RTSPPreview: Sendable {
             self?.configure(bin)
         }
         server.onPlay = { [weak stream] in stream?.requestKeyframe() }
+        server.stallLimit = configuration.stallTimeout
+    }
+
+    /// Told of each consumer disconnected for not reading (its address, what waited), on
+    /// the server's thread: must only hand off.
+    public var onConsumerDropped: (@Sendable (RTSPServer.DroppedClient) -> Void)? {
+        get { server.onClientDropped }
+        set { server.onClientDropped = newValue }
     }
 
     deinit { stop() }

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Synchronization
+import GLib
 
 /// Pushes the preview to an existing RTSP server with ANNOUNCE/RECORD (mediamtx, a
 /// gst-rtsp-server RECORD mount ...), which fans it out further:

@@ -52,6 +52,16 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
         self.source = source
         self.onEnd = onEnd
         owner = Mutex(WeakStream(stream: stream))
+        // Frames arrive stamped with their capture time; as each leaves the appsrc (its
+        // pipeline playing, its base time set) it is moved onto that pipeline's timeline.
+        // The probe holds only the retimer, so it keeps no element alive; it goes with the pad.
+        let retimer = Mutex(CaptureRetimer())
+        source.staticPad("src")?.addProbe(.buffer) { pad, info in
+            guard let capture = info.bufferPTS, let now = pad.elementRunningTime else { return .ok }
+            let time = retimer.withLock { $0.runningTime(capture: capture, now: now) }
+            info.retimeBuffer(pts: time, dts: time)
+            return .ok
+        }
     }
 
     public var description: String { "subscriber \(name)" }
@@ -96,7 +106,9 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
             return .waiting
         }
         do {
-            try source.push(Sample(buffer: buffer.retimed(pts: nil, dts: nil), caps: caps))
+            // The capture timestamp travels with the frame (DTS = PTS: no B-frames) for the
+            // probe at the appsrc's src pad to map; do-timestamp never overrides it.
+            try source.push(Sample(buffer: buffer.retimed(pts: buffer.pts, dts: buffer.pts), caps: caps))
             state.withLock { s in
                 s.awaitingKeyframe = false
                 s.statistics.delivered += 1

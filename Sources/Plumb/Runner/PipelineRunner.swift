@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import GLib
 
 /// Plays a pipeline until EOS, an error, a duration, or a stop request. A stop
 /// (Ctrl-C, SIGTERM, the duration) sends EOS and waits for it, so muxers write
@@ -42,8 +43,10 @@ public final class PipelineRunner: Sendable {
         feed.yield(.stop(reason))
     }
 
-    /// Plays until an outcome. `duration` stops the pipeline after that much time playing.
-    public func run(duration: Duration? = nil, events: @Sendable (Event) -> Void = { _ in }) async -> Outcome {
+    /// Plays until an outcome. `duration` stops the pipeline after that much time playing,
+    /// with `durationReason` as the stop's reason (the caller's words for its own limit).
+    public func run(duration: Duration? = nil, durationReason: String = "the duration was reached",
+                    events: @Sendable (Event) -> Void = { _ in }) async -> Outcome {
         let loop = MainContextThread(name: "plumb.run")
         defer { loop.stop() }
         let feed = self.feed
@@ -62,7 +65,7 @@ public final class PipelineRunner: Sendable {
         if let duration {
             timers.append(Task {
                 try? await Task.sleep(for: duration)
-                if !Task.isCancelled { feed.yield(.stop("--duration reached")) }
+                if !Task.isCancelled { feed.yield(.stop(durationReason)) }
             })
         }
         var stopping = false

@@ -16,7 +16,8 @@ public struct CameraDevice: Sendable, Hashable, Codable {
     /// The cameras GstDeviceMonitor sees now (Video/Source devices with a device node).
     public static func all() -> [CameraDevice] {
         let devices = (try? DeviceMonitor.devices(ofClass: "Video/Source")) ?? []
-        return devices.compactMap { d in d.path.map { CameraDevice(path: $0, name: d.name) } }
+        return devices.filter { $0.elementFactory != "libcamerasrc" }
+            .compactMap { d in d.path.map { CameraDevice(path: $0, name: d.name) } }
     }
 
     /// Finds a camera by device path or by name (exact, then case-insensitive prefix).

@@ -17,6 +17,8 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
         case noUsableFormat
         /// It opened but sent no frame in time.
         case noFrames
+        /// An image camera's file is not a PNG or JPEG image.
+        case notAnImage
         /// No camera matches a name.
         case unknownName
         /// Anything else GStreamer reported.
@@ -39,11 +41,11 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
         var text = "camera \(device): "
         switch cause {
         case .notFound:
-            text += "no such device; check the path (`plumb devices` lists the cameras) or use --camera test"
+            text += "no such device; check the path against the cameras found, or use the test pattern"
         case .notADevice:
             text += "this is not a device file; give a video device such as /dev/video0"
         case .notACaptureDevice:
-            text += "this device is not a V4L2 video capture device; pick another /dev/video* node (`plumb devices`)"
+            text += "this device is not a V4L2 video capture device; pick another /dev/video* node among the cameras found"
         case .busy:
             text += "the device is busy: another program is using it; stop that program and try again"
         case .permissionDenied:
@@ -52,8 +54,10 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
             text += "it offers no format Plumb can use (raw video or MJPEG)"
         case .noFrames:
             text += "it opened but delivered no frame in time; check the cable, the driver, or another size or rate"
+        case .notAnImage:
+            text += "this file is not a PNG or JPEG image; give an image file after image:"
         case .unknownName:
-            text += "no camera has this name; `plumb devices` lists the cameras"
+            text += "no camera has this name; pick one of the cameras found"
         case .failed:
             text += "could not be opened"
         }
@@ -67,7 +71,11 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
         let debug = (error.debug ?? "").lowercased()
         let detail = error.message
         let cause: Cause
-        if message.contains("busy") || debug.contains("device or resource busy") {
+        if message.contains("could not find a camera named") {  // libcamerasrc
+            cause = .unknownName
+        } else if message.contains("could not find any supported camera") {
+            cause = .notFound
+        } else if message.contains("busy") || debug.contains("device or resource busy") {
             cause = .busy
         } else if debug.contains("permission denied") || message.contains("permission") {
             cause = .permissionDenied

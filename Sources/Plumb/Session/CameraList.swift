@@ -5,6 +5,8 @@ public struct CameraList {
     public struct Camera: Codable, Sendable {
         public var name: String
         public var path: String?
+        /// What `--camera` takes for a camera without a device node: "libcamera:ID".
+        public var source: String?
         public var formats: [Format]
     }
 
@@ -25,8 +27,11 @@ public struct CameraList {
     /// Lists the video sources now present.
     public static func current() throws -> [Camera] {
         try DeviceMonitor.devices(ofClass: "Video/Source").map { device in
-            Camera(name: device.name, path: device.path,
-                   formats: device.caps?.structures.map(format) ?? [])
+            // libcamera's provider lists its cameras by id, without a device node.
+            let isLibcamera = device.elementFactory == "libcamerasrc"
+            return Camera(name: device.name, path: isLibcamera ? nil : device.path,
+                          source: isLibcamera ? CameraSource.libcameraPrefix + device.name : nil,
+                          formats: device.caps?.structures.map(format) ?? [])
         }
     }
 

@@ -23,10 +23,3 @@ public struct CaptureFormat: Sendable, Hashable, CustomStringConvertible {
         "\(size)@\(rate.perSecond.formatted2)" + (cameraMode.map { " from \($0.encodingName)" } ?? "")
     }
 }
-
-extension Double {
-    /// "30" or "29.97".
-    var formatted2: String {
-        self == rounded() ? String(Int(self)) : String((self * 100).rounded() / 100)
-    }
-}

@@ -1,5 +1,7 @@
 import Foundation
 import GStreamer
+import PlumbRotation
+import Synchronization
 
 /// One camera, opened once, fanned out through a `tee` to outputs that come and go
 /// while it runs — AVFoundation's `AVCaptureSession` owned by AVCam's `CaptureService`
@@ -22,11 +24,24 @@ public actor CaptureSession {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Where the frames come from.
-    public nonisolated let camera: CameraSource
+    /// Where the frames come from now (`switchCamera(to:)` changes it).
+    public nonisolated var camera: CameraSource { currentCamera.withLock { $0 } }
+    nonisolated let currentCamera: Mutex<CameraSource>
+    /// The source's elements, from the source to the one linked to the zoom crop.
+    var sourceChain: [Element] = []
+    /// What the camera was opened with, for the camera a switch opens.
+    var encoding = ModeChooser.Preference.any
+    /// A `switchCamera(to:)` under way (AVCam's `isSwitchingVideoDevices`): the tee has no
+    /// frames meanwhile, which a stall watchdog must not take for a lost camera.
+    public internal(set) var isSwitchingCamera = false
+    /// Recordings moving to their next file (a segment or a split on rotation) just now: a
+    /// camera switch that changes the caps moves them itself, so the two never overlap.
+    var rollsInFlight = 0
+    /// Frames in time order across camera switches.
+    var timeline: SwitchTimeline?
 
     /// What the tee carries, once open.
-    public private(set) var format: CaptureFormat
+    public internal(set) var format: CaptureFormat
 
     /// The capture angle: what stills and recordings get (as metadata), now and when
     /// attached later. Set by `setRotation` or by a followed `RotationObserver`.
@@ -43,6 +58,8 @@ public actor CaptureSession {
 
     var phase = Phase.starting
     var pipeline: Pipeline?
+    /// An MJPEG camera's JPEG frames before decoding, for stills without re-encoding.
+    nonisolated let cameraJPEG = CameraJPEGTap()
     var tee: Element?
     private var bus: BusSubscription?
     var branches: [ObjectIdentifier: Branch] = [:]
@@ -55,17 +72,22 @@ public actor CaptureSession {
     /// Teardowns started from the bus (a failure), which `close()` must let finish.
     var inFlight: [String: Task<Void, Never>] = [:]
     private var photos: PhotoOutput?
-    private let frames = FrameCounter()
+    let frames = FrameCounter()
     private var firstFrame: OneShot<Void>?
-    /// The task applying a followed observer's angles (see `follow(_:)`).
-    var following: Task<Void, Never>?
-    /// Observers followed so far: each one's streams have a single consumer.
-    var followed: Set<ObjectIdentifier> = []
+    /// What applies a followed observer's angles (see `follow(_:)`).
+    var following: RotationFollower?
     /// Recordings splitting on rotation: the task moving each to its next file, by chain.
     var splits: [ObjectIdentifier: Task<Void, Never>] = [:]
+    /// The digital zoom between the source and the tee (`CaptureSession+Zoom`).
+    var zoomCrop: ZoomCrop?
+    var maximumZoom = CaptureSession.defaultMaximumZoom
+    /// The V4L2 camera's `zoom_absolute`, used before the crop (`V4L2ZoomControl`), and the
+    /// factor it was last set to.
+    var zoomControl: V4L2ZoomControl?
+    var opticalZoom: Double?
 
     private init(camera: CameraSource, format: CaptureFormat, executor: SessionExecutor) {
-        self.camera = camera
+        self.currentCamera = Mutex(camera)
         self.format = format
         self.executor = executor
     }
@@ -73,7 +95,7 @@ public actor CaptureSession {
     deinit {
         // Normally `close()` has run; otherwise stop the camera here (any thread may).
         if let pipeline, phase != .closed { try? pipeline.setState(.null) }
-        following?.cancel()
+        following?.stop()
         bus?.cancel()
         executor.stop()
     }
@@ -163,7 +185,14 @@ public actor CaptureSession {
     /// Attaches an output as a new tee branch while the camera runs. The branch gets the
     /// current rotation before its first frame. No other branch loses a frame.
     public func attach(_ output: any CaptureOutput) throws {
-        _ = try attachBranch(output)
+        guard phase == .running else { throw failure ?? CaptureError.closed }
+        guard branches[ObjectIdentifier(output)] == nil else { throw CaptureError.alreadyAttached(output.kind) }
+        // Linked to the tee at once: the branch collects every frame from the request on
+        // while the rest of it is built.
+        let (branch, requestTime) = try buildBranch(for: output, linkedAtOnce: true)
+        branches[ObjectIdentifier(output)] = branch
+        output.didAttach(requestTime: requestTime)
+        open(branch)
     }
 
     /// Drains and removes an output's branch: the tee stops feeding it at an idle moment,
@@ -191,7 +220,7 @@ public actor CaptureSession {
         rotation = angles.capture
         previewRotation = angles.preview
         for branch in branches.values { apply(to: branch.output) }
-        splitRecordingsIfTurned()
+        rollOverRecordingsIfTurned()
     }
 
     /// Gives an output the angle it follows.
@@ -215,8 +244,8 @@ public actor CaptureSession {
     /// - Throws: `CaptureError.unwritable` for a path that cannot be written,
     ///   `CaptureError.noEncoder` when no H.264 or H.265 encoder is installed.
     public func startRecording(to url: URL, codec: VideoCodec = .h264,
-                               options: MovieOptions = MovieOptions()) throws -> Recording {
-        let output = try MovieOutput(url: url, codec: codec, options: options)
+                               options: RecordingOptions = RecordingOptions()) throws -> Recording {
+        let output = try RecordingOutput(url: url, codec: codec, options: options)
         try attach(output)
         return Recording(session: self, output: output)
     }
@@ -270,10 +299,20 @@ public actor CaptureSession {
         let first = OneShot<Void>()
         firstFrame = first
 
-        let sourceChain = try makeSource(size: size, rate: rate, encoding: encoding, in: pipeline)
+        let sourceChain = try makeSource(camera, size: size, rate: rate, encoding: encoding, in: pipeline)
+        self.sourceChain = sourceChain
+        self.encoding = encoding
+        findZoomControl(of: camera)
         do {
-            try pipeline.add(tee)
-            try sourceChain.last!.link(to: tee)
+            let zoom = try ZoomCrop(format: format)
+            zoomCrop = zoom
+            cameraJPEG.follow(zoom)
+            timeline = SwitchTimeline(on: zoom.crop.staticPad("sink")!, rate: format.rate)
+            try pipeline.add(zoom.crop, zoom.scale, zoom.caps, tee)
+            try sourceChain.last!.link(to: zoom.crop)
+            try zoom.crop.link(to: zoom.scale)
+            try zoom.scale.link(to: zoom.caps)
+            try zoom.caps.link(to: tee)
             // The permanent branch: keeps the tee flowing (and the camera running) with no outputs.
             let keep = try Element(factory: "queue", name: "keepalive-queue")
             try keep.set("leaky", EnumNick("downstream"))
@@ -311,14 +350,14 @@ public actor CaptureSession {
     }
 
     /// The source elements, added to the pipeline and linked; the last one feeds the tee.
-    private func makeSource(size: VideoSize, rate: FrameRate, encoding: ModeChooser.Preference,
+    func makeSource(_ camera: CameraSource, size: VideoSize, rate: FrameRate, encoding: ModeChooser.Preference,
                             in pipeline: Pipeline) throws -> [Element] {
         switch camera {
         case .testPattern(let pattern):
             do {
                 let src = try Element(factory: "videotestsrc", name: "src")
                 try src.set("is-live", true)
-                try src.set("pattern", EnumNick(pattern.rawValue))
+                try src.set("pattern", EnumNick(pattern.videotestsrcPattern))
                 if pattern == .smpte { try src.set("horizontal-speed", 4) }
                 format = CaptureFormat(size: size, rate: rate)
                 let caps = try Element(factory: "capsfilter", name: "src-caps")
@@ -330,9 +369,26 @@ public actor CaptureSession {
                     try overlay.set("time-mode", EnumNick("running-time"))
                     chain.append(overlay)
                 }
+                // Last, so nothing is drawn over the clock.
+                if pattern == .clock { Self.stampClock(on: chain.last!, size: size) }
                 try pipeline.add(chain)
                 for (a, b) in zip(chain, chain.dropFirst()) { try a.link(to: b) }
                 return chain
+            } catch {
+                throw CaptureError.wrap(error)
+            }
+        case .mjpegTestPattern:
+            do {
+                let src = try Element(factory: "videotestsrc", name: "src")
+                try src.set("is-live", true)
+                let raw = try Element(factory: "capsfilter", name: "sensor-caps")
+                try raw.set("caps", try Caps("video/x-raw,format=I420,width=\(size.width),height=\(size.height),framerate=\(rate)"))
+                let jpeg = try Element(factory: "jpegenc", name: "camera-jpeg")
+                try pipeline.add(src, raw, jpeg)
+                try src.link(to: raw)
+                try raw.link(to: jpeg)
+                let mode = CameraMode(encoding: .mjpeg, size: size, rate: rate)
+                return [src, raw] + (try attachModeChain(after: jpeg, mode: mode, in: pipeline))
             } catch {
                 throw CaptureError.wrap(error)
             }
@@ -345,37 +401,77 @@ public actor CaptureSession {
             do {
                 let src = try Element(factory: "v4l2src", name: "src")
                 try src.set("device", device.path)
-                try pipeline.add(src)
-                // READY opens the device; its caps are then what it offers.
-                do {
-                    try src.setState(.ready, timeout: .seconds(3))
-                } catch {
-                    throw CaptureError.camera(CameraError(device: device.path, gstreamer: error))
-                }
-                let offered = src.staticPad("src")!.queryCaps()
-                let modes = ModeChooser.modes(in: offered, requested: size, rate: rate)
-                guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate, encoding: encoding) else {
-                    throw CaptureError.camera(CameraError(device: device.path, cause: .noUsableFormat,
-                                                          detail: "it offers \(offered)"))
-                }
-                format = CaptureFormat(size: mode.size, rate: mode.rate, cameraMode: mode)
-                let modeCaps = try Element(factory: "capsfilter", name: "src-caps")
-                try modeCaps.set("caps", try Caps(mode.caps))
-                var chain = [src, modeCaps]
-                if mode.isMJPEG { chain.append(try Element(factory: "jpegdec", name: "decode")) }
-                chain.append(try Element(factory: "videoconvert", name: "convert"))
-                let rawCaps = try Element(factory: "capsfilter", name: "tee-caps")
-                try rawCaps.set("caps", try Caps(format.caps))
-                chain.append(rawCaps)
-                try pipeline.add(Array(chain.dropFirst()))
-                for (a, b) in zip(chain, chain.dropFirst()) { try a.link(to: b) }
-                return chain
+                return try negotiate(src, camera: device.path, size: size, rate: rate, encoding: encoding, in: pipeline)
             } catch let error as GStreamerError {
                 throw CaptureError.camera(CameraError(device: device.path, gstreamer: error))
             } catch {
                 throw CaptureError.wrap(error)
             }
+        case .image(let image):
+            do {
+                format = CaptureFormat(size: size, rate: rate)
+                return try image.makeChain(format: format, in: pipeline)
+            } catch {
+                throw CaptureError.wrap(error)
+            }
+        case .libcamera(let id):
+            let name = camera.identifier
+            guard Gst.hasElement("libcamerasrc") else {
+                throw CaptureError.camera(CameraError(device: name, cause: .notFound,
+                                                      detail: "libcamerasrc is missing: install gstreamer1.0-libcamera"))
+            }
+            do {
+                let src = try Element(factory: "libcamerasrc", name: "src")
+                try src.set("camera-name", id)
+                return try negotiate(src, camera: name, size: size, rate: rate, encoding: encoding, in: pipeline)
+            } catch let error as GStreamerError {
+                throw CaptureError.camera(CameraError(device: name, gstreamer: error))
+            } catch {
+                throw CaptureError.wrap(error)
+            }
         }
+    }
+
+    /// Opens a camera's source element (READY: v4l2src opens the node, libcamerasrc acquires
+    /// the camera), picks the mode from the caps it then offers, and links it to the tee's
+    /// caps: `src ! mode caps ! [JPEG decoder] ! videoconvert ! tee caps`.
+    private func negotiate(_ src: Element, camera name: String, size: VideoSize, rate: FrameRate,
+                           encoding: ModeChooser.Preference, in pipeline: Pipeline) throws -> [Element] {
+        try pipeline.add(src)
+        do {
+            try src.setState(.ready, timeout: .seconds(3))
+        } catch {
+            throw CaptureError.camera(CameraError(device: name, gstreamer: error))
+        }
+        let offered = src.staticPad("src")!.queryCaps()
+        let modes = ModeChooser.modes(in: offered, requested: size, rate: rate)
+        guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate, encoding: encoding) else {
+            throw CaptureError.camera(CameraError(device: name, cause: .noUsableFormat, detail: "it offers \(offered)"))
+        }
+        return try attachModeChain(after: src, mode: mode, in: pipeline)
+    }
+
+    /// `source ! mode caps ! [JPEG decoder] ! videoconvert ! tee caps`, added and linked;
+    /// the source (already in the pipeline) first. An MJPEG mode's JPEGs are tapped before
+    /// the decoder (`cameraJPEG`).
+    private func attachModeChain(after source: Element, mode: CameraMode, in pipeline: Pipeline) throws -> [Element] {
+        format = CaptureFormat(size: mode.size, rate: mode.rate, cameraMode: mode)
+        let modeCaps = try Element(factory: "capsfilter", name: "src-caps")
+        try modeCaps.set("caps", try Caps(mode.caps))
+        var chain = [source, modeCaps]
+        cameraJPEG.clear()
+        if mode.isMJPEG {
+            let decoder = try Element(factory: JPEGDecoderChoice.choose().decoder, name: "decode")
+            cameraJPEG.install(on: decoder)
+            chain.append(decoder)
+        }
+        chain.append(try Element(factory: "videoconvert", name: "convert"))
+        let rawCaps = try Element(factory: "capsfilter", name: "tee-caps")
+        try rawCaps.set("caps", try Caps(format.caps))
+        chain.append(rawCaps)
+        try pipeline.add(Array(chain.dropFirst()))
+        for (a, b) in zip(chain, chain.dropFirst()) { try a.link(to: b) }
+        return chain
     }
 
     private func cameraError(_ error: any Error) -> CaptureError {
@@ -430,6 +526,8 @@ public actor CaptureSession {
     private func photoOutput() throws -> PhotoOutput {
         if let photos { return photos }
         let output = PhotoOutput()
+        output.cameraJPEG = format.cameraMode?.isMJPEG == true ? cameraJPEG : nil
+        output.zoom = zoomCrop
         try attach(output)
         photos = output
         return output
@@ -466,46 +564,64 @@ public actor CaptureSession {
         return ends.sink
     }
 
-    private func attachBranch(_ output: any CaptureOutput) throws -> Branch {
-        guard phase == .running, let pipeline, let tee else { throw failure ?? CaptureError.closed }
-        guard branches[ObjectIdentifier(output)] == nil else { throw CaptureError.alreadyAttached(output.kind) }
-
-        // 1. The head, made ahead of time, linked to a new tee pad: from here on the branch
-        //    collects every frame while the rest of it is built.
+    /// Builds the branch for `output` — the one way every branch is made: the head (made
+    /// ahead), a new tee pad, the output's elements brought up to PLAYING behind the head's
+    /// blocked queue, the flow guard, the output's angle. Nothing passes the head until
+    /// `open(_:)`. `linkedAtOnce`: the tee pad is linked to the head before the output's
+    /// elements are built, so the frames from the request on wait in the head (the
+    /// returned time is the request's running time); otherwise it is left unlinked for
+    /// `swap` to link between two frames. A failure is undone by `discard`, and thrown.
+    func buildBranch(for output: any CaptureOutput, linkedAtOnce: Bool) throws -> (Branch, requestTime: ClockTime?) {
+        guard let pipeline, let tee else { throw CaptureError.closed }
         let head = try takeHead(for: output)
         var teePad: Pad?
-        let requestTime: ClockTime?
-        let branch: Branch
         do {
             let pad = try tee.requestPad("src_%u")
             teePad = pad
-            requestTime = pipeline.runningTime
-            try pad.link(to: head.entry)
-            // 2. The output's elements, brought up to PLAYING while nothing flows.
-            let sink = try buildOutput(output, after: head)
-            branch = Branch(output: output, head: head, teePad: pad, sink: sink)
-        } catch {
-            // Undo what was done: the tee must not keep a pad into a dead branch. The bus may
-            // still bring this branch's error: it is recognised as retired, not the camera's.
-            retire(head.name)
-            if let teePad {
-                teePad.unlink(head.entry)
-                tee.releaseRequestPad(teePad)
+            var requestTime: ClockTime?
+            if linkedAtOnce {
+                requestTime = pipeline.runningTime
+                try pad.link(to: head.entry)
             }
-            head.discard(from: pipeline)
-            spare = try? makeHead()
+            let sink = try buildOutput(output, after: head)
+            let branch = Branch(output: output, head: head, teePad: pad, sink: sink)
+            branch.flowGuard.install(on: pad, queueSource: head.queueSource)
+            // The current angle before the first frame.
+            apply(to: output)
+            return (branch, requestTime)
+        } catch {
+            discard(head, teePad: teePad, of: output)
             throw CaptureError.wrap(error)
         }
-        branch.flowGuard.install(on: branch.teePad, queueSource: head.queueSource)
+    }
 
-        // 3. The current angle before the first frame, then let the frames go.
-        apply(to: output)
-        branches[ObjectIdentifier(output)] = branch
-        output.didAttach(requestTime: requestTime)
-        head.open()
-        // 4. The next request's head, while nothing waits for it.
-        spare = try? makeHead()
-        return branch
+    /// Lets the frames into a built branch, then makes the next request's head while
+    /// nothing waits for it.
+    func open(_ branch: Branch) {
+        branch.head.open()
+        if spare == nil { spare = try? makeHead() }
+    }
+
+    /// Takes out a branch no frame has passed into (its build failed, or its swap did): the
+    /// tee must not keep a pad into a dead branch, the head and its bin go, and so does an
+    /// empty file a recording's sink opened. The bus may still bring this branch's error:
+    /// it is recognised as retired, not the camera's.
+    func discard(_ head: BranchHead, teePad: Pad?, of output: any CaptureOutput) {
+        guard let pipeline, let tee else { return }
+        retire(head.name)
+        if let teePad {
+            teePad.unlink(head.entry)
+            tee.releaseRequestPad(teePad)
+        }
+        head.discard(from: pipeline)
+        if spare == nil { spare = try? makeHead() }
+        if let movie = output as? RecordingOutput { Self.removeIfEmpty(movie.url) }
+    }
+
+    /// Removes a file that holds nothing (a sink opened it, no frame reached it).
+    private static func removeIfEmpty(_ url: URL) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? -1
+        if size == 0 { try? FileManager.default.removeItem(at: url) }
     }
 
     /// How long a branch may take to drain after EOS before it is taken down anyway

@@ -6,7 +6,8 @@ import GStreamer
 /// A preferred encoding (raw or MJPEG), when given, narrows the choice to the modes in
 /// that encoding — unless the camera offers none, when it is ignored. Then the fallbacks,
 /// in order (each step only when the one before finds nothing):
-/// 1. the requested size at the requested rate, raw before MJPEG (no decoding cost);
+/// 1. the requested size at the requested rate, raw before MJPEG (no decoding cost), and
+///    among raw formats the tee's I420, then NV12 (no or little conversion);
 /// 2. the requested size at the nearest rate the camera offers — MJPEG at the right rate
 ///    beats raw at a wrong one, because USB cameras often send raw only at low rates;
 /// 3. the size nearest in area (then in aspect ratio), at the nearest rate.
@@ -76,8 +77,10 @@ public enum ModeChooser {
         var sizeDistance: Double
         var rateDistance: Double
         var decode: Int
+        /// Among raw formats: the tee's own (I420) needs no conversion, NV12 a cheap one.
+        var conversion: Int
         static func < (a: Score, b: Score) -> Bool {
-            (a.sizeDistance, a.rateDistance, a.decode) < (b.sizeDistance, b.rateDistance, b.decode)
+            (a.sizeDistance, a.rateDistance, a.decode, a.conversion) < (b.sizeDistance, b.rateDistance, b.decode, b.conversion)
         }
     }
 
@@ -90,8 +93,14 @@ public enum ModeChooser {
             let aspect = abs(Double(m.size.width) / Double(m.size.height) - Double(size.width) / Double(size.height))
             sizeDistance = 1 + area + aspect / 100
         }
+        let conversion: Int
+        switch m.encoding {
+        case .raw(CaptureFormat.pixelFormat), .mjpeg: conversion = 0
+        case .raw("NV12"): conversion = 1
+        case .raw: conversion = 2
+        }
         return Score(sizeDistance: sizeDistance, rateDistance: abs(m.rate.perSecond - rate.perSecond),
-                     decode: m.isMJPEG ? 1 : 0)
+                     decode: m.isMJPEG ? 1 : 0, conversion: conversion)
     }
 
     private static func unquote(_ s: String) -> String {

@@ -4,7 +4,7 @@ import Synchronization
 /// callback, a bus message, a deadline or the waiter's cancellation. Resolving
 /// it again does nothing, so racing sources need no coordination of their own.
 /// Resolving before anyone waits is fine: the value is kept.
-final class OneShot<Value: Sendable>: Sendable {
+package final class OneShot<Value: Sendable>: Sendable {
     private enum State {
         case pending([CheckedContinuation<Value, any Error>])
         case done(Result<Value, any Error>)
@@ -12,11 +12,11 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Mutex<State>(.pending([]))
 
-    init() {}
+    package init() {}
 
     /// Delivers the result; false when it was already delivered.
     @discardableResult
-    func resolve(_ result: Result<Value, any Error>) -> Bool {
+    package func resolve(_ result: Result<Value, any Error>) -> Bool {
         let waiters: [CheckedContinuation<Value, any Error>]? = state.withLock { s in
             guard case .pending(let w) = s else { return nil }
             s = .done(result)
@@ -28,19 +28,19 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     @discardableResult
-    func succeed(_ value: Value) -> Bool { resolve(.success(value)) }
+    package func succeed(_ value: Value) -> Bool { resolve(.success(value)) }
 
     @discardableResult
-    func fail(_ error: any Error) -> Bool { resolve(.failure(error)) }
+    package func fail(_ error: any Error) -> Bool { resolve(.failure(error)) }
 
     /// The result when it has arrived, without waiting.
-    var result: Result<Value, any Error>? {
+    package var result: Result<Value, any Error>? {
         state.withLock { if case .done(let r) = $0 { return r } else { return nil } }
     }
 
     /// Waits for the value. With a `timeout`, fails with `CaptureError.timedOut(what, timeout)`
     /// when nothing arrives in time; cancelling the waiting task fails it with CancellationError.
-    func value(timeout: Duration? = nil, what: String = "the operation") async throws -> Value {
+    package func value(timeout: Duration? = nil, what: String = "the operation") async throws -> Value {
         let timer: Task<Void, Never>? = timeout.map { limit in
             Task { [weak self] in
                 try? await Task.sleep(for: limit)

@@ -19,4 +19,16 @@ public struct VideoSize: Sendable, Hashable, Codable, CustomStringConvertible {
     public var area: Int { width * height }
 
     public static let vga = VideoSize(width: 640, height: 480)
+
+    /// Whether 4:2:0 video can have this size — what H.264/H.265 encoders take, its chroma
+    /// at half the size both ways: both sides positive and even.
+    public var fits420: Bool {
+        width > 0 && height > 0 && width.isMultiple(of: 2) && height.isMultiple(of: 2)
+    }
+
+    /// Why a recording cannot have this size ("321x240: a recording needs even width and
+    /// height ..."), nil when it can.
+    public var recordingProblem: String? {
+        fits420 ? nil : "\(self): a recording needs even width and height (H.264/H.265 use 4:2:0 chroma)"
+    }
 }

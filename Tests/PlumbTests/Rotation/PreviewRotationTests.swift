@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 /// The preview turned live: caps read at the branch's sink, the first turned frame placed
 /// exactly, and the letterbox canvas read pixel by pixel.

@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 /// Recordings and stills through the session at each angle, read by ffprobe and exiftool.
 final class RecordingOrientationTests: XCTestCase {
@@ -28,8 +29,8 @@ final class RecordingOrientationTests: XCTestCase {
         return boxes
     }
 
-    private func options(_ container: MovieContainer) -> MovieOptions {
-        var options = MovieOptions()
+    private func options(_ container: RecordingContainer) -> RecordingOptions {
+        var options = RecordingOptions()
         options.container = container
         options.fragmentDuration = .milliseconds(200)  // several fragments in a short file
         return options
@@ -43,8 +44,8 @@ final class RecordingOrientationTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
         for angle in RotationAngle.allCases {
             await session.setRotation(angle)
-            var recordings: [(MovieContainer, Recording)] = []
-            for container in MovieContainer.allCases {
+            var recordings: [(RecordingContainer, Recording)] = []
+            for container in RecordingContainer.allCases {
                 let url = dir.appendingPathComponent("\(container)-\(angle.degrees).mp4")
                 recordings.append((container, try await session.startRecording(to: url, options: options(container))))
             }
@@ -87,7 +88,7 @@ final class RecordingOrientationTests: XCTestCase {
     func testBurnInTurnsThePixelsAndLeavesNoRotationMetadata() async throws {
         let dir = try temporaryDirectory(self)
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
-        var options = MovieOptions()
+        var options = RecordingOptions()
         options.burnIn = true
         for (angle, width, height) in [(RotationAngle.degrees90, 240, 320), (.degrees180, 320, 240), (.degrees270, 240, 320)] {
             await session.setRotation(angle)
@@ -118,7 +119,7 @@ final class RecordingOrientationTests: XCTestCase {
     func testBurnInTurnsClockwise() async throws {
         let dir = try temporaryDirectory(self)
         let session = try await CaptureSession.open(.testPattern(.smpte), size: qvga)
-        var options = MovieOptions()
+        var options = RecordingOptions()
         options.burnIn = true
         for angle in [RotationAngle.degrees90, .degrees270] {
             await session.setRotation(angle)

@@ -4,6 +4,7 @@ import GStreamer
 import PlumbTestSupport
 import Synchronization
 import XCTest
+import PlumbRotation
 
 /// Rotation for description files: the `preview_flip` and `rec_mux` roles driven by a
 /// replayed accelerometer, checked on the running pipeline and on the file it wrote.

@@ -1,8 +1,10 @@
 import Foundation
+import PlumbTestSupport
 import GStreamer
 @testable import Plumb
 import Synchronization
 import XCTest
+import PlumbRotation
 
 /// An accelerometer the test moves by hand: each `turn(to:)` is a sample of a device at rest
 /// at that rotation, delivered at once. The stream stays open until `finish()`.

@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 /// The session following a `RotationObserver`: the AVCam pattern (read the angles first,
 /// observe from one weak task, re-apply to outputs added later), checked on real branches.
@@ -39,7 +40,7 @@ final class SessionRotationTests: XCTestCase {
     /// and so do its preview (pixels) and stills (EXIF).
     func testAReplayedStormSettlesOnTheFinalAngle() async throws {
         let dir = try temporaryDirectory(self)
-        let storm = RotationCoordinatorTests.stormRotations.map { RotationAngle(degrees: $0)! }
+        let storm = RotationStorm.degrees.map { RotationAngle(degrees: $0)! }
         let path = try replayFile([.degrees0] + storm, hold: .milliseconds(50), in: dir)
         let final = storm.last!
         let observer = RotationObserver(accelerometer: try ReplayAccelerometer(input: .file(path)))
@@ -123,8 +124,9 @@ final class SessionRotationTests: XCTestCase {
     }
 
     /// After `stopFollowing()` the observer's changes no longer reach the session; the last
-    /// angle stays. An observer cannot be followed twice (one consumer per stream).
-    func testStopFollowingKeepsTheLastAngleAndAnObserverIsFollowedOnce() async throws {
+    /// angle stays. Following the same observer again starts from its angle now; following
+    /// another one leaves the first behind.
+    func testStopFollowingKeepsTheLastAngleAndFollowingAgainCatchesUp() async throws {
         let hand = HandheldAccelerometer()
         let observer = RotationObserver(accelerometer: hand)
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
@@ -135,24 +137,63 @@ final class SessionRotationTests: XCTestCase {
         await session.stopFollowing()
         let following = await session.isFollowing
         XCTAssertFalse(following)
-        hand.turn(to: .degrees90)
-        let observed = await waitUntil { observer.captureAngle == .degrees90 }
-        XCTAssertTrue(observed)
+        try await assertNotApplied(turning: hand, to: .degrees90, of: observer, session: session, keeps: .degrees180,
+                                   "a change after stopFollowing() was applied")
+
+        // The same observer again: its angle now at once, then its changes.
+        try await session.follow(observer)
+        let caughtUp = await session.rotation
+        XCTAssertEqual(caughtUp, .degrees90, "following again starts from the observer's current angle")
+        hand.turn(to: .degrees270)
+        let followed = await eventually { await session.rotation == .degrees270 }
+        XCTAssertTrue(followed)
+
+        // A new observer takes over, starting from its own current angle; the old one is left.
+        let next = RotationObserver(accelerometer: FixedAccelerometer(.degrees180))
+        try await session.follow(next)
+        let taken = await eventually { await session.rotation == .degrees180 }
+        XCTAssertTrue(taken)
+        try await assertNotApplied(turning: hand, to: .degrees0, of: observer, session: session, keeps: .degrees180,
+                                   "the observer no longer followed still turned the session")
+        await session.close()
+        observer.stop()
+        next.stop()
+    }
+
+    /// Turns `hand` until `observer` has `angle`, then checks a while later that `session` kept its angle.
+    private func assertNotApplied(turning hand: HandheldAccelerometer, to angle: RotationAngle, of observer: RotationObserver,
+                                  session: CaptureSession, keeps kept: RotationAngle, _ message: String,
+                                  file: StaticString = #filePath, line: UInt = #line) async throws {
+        hand.turn(to: angle)
+        let observed = await waitUntil { observer.captureAngle == angle }
+        XCTAssertTrue(observed, file: file, line: line)
         try await Task.sleep(for: .milliseconds(200))
         let rotation = await session.rotation
-        XCTAssertEqual(rotation, .degrees180, "a change after stopFollowing() was applied")
-        do {
-            try await session.follow(observer)
-            XCTFail("followed the same observer twice")
-        } catch CaptureError.invalidArgument(let why) {
-            XCTAssertTrue(why.contains("new observer"), why)
+        XCTAssertEqual(rotation, kept, message, file: file, line: line)
+    }
+
+    /// One observer, any number of followers: two sessions both end on every angle (what
+    /// `plumb serve` does when it reopens the camera while its events follow the same observer).
+    func testTwoSessionsFollowOneObserver() async throws {
+        let hand = HandheldAccelerometer()
+        let observer = RotationObserver(accelerometer: hand)
+        let first = try await CaptureSession.open(.testPattern(), size: qvga)
+        let second = try await CaptureSession.open(.testPattern(), size: qvga)
+        try await first.follow(observer)
+        try await second.follow(observer)
+        for angle in [RotationAngle.degrees90, .degrees180, .degrees270] {
+            hand.turn(to: angle)
+            let both = await eventually {
+                let (a, b) = (await first.rotation, await second.rotation)
+                return a == angle && b == angle
+            }
+            XCTAssertTrue(both, "both sessions at \(angle)")
         }
-        // A new observer takes over, starting from its own current angle.
-        let next = RotationObserver(accelerometer: FixedAccelerometer(.degrees270))
-        try await session.follow(next)
-        let taken = await eventually { await session.rotation == .degrees270 }
-        XCTAssertTrue(taken)
-        await session.close()
+        await first.close()
+        hand.turn(to: .degrees0)
+        let still = await eventually { await second.rotation == .degrees0 }
+        XCTAssertTrue(still, "closing one follower took the angles from the other")
+        await second.close()
         observer.stop()
     }
 

@@ -3,14 +3,15 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import PlumbRotation
 
 /// `splitOnRotation`: a recording that turns becomes one file per angle, each upright, with
 /// every frame the camera captured in exactly one of them.
 final class SplitOnRotationTests: XCTestCase {
     private let qvga = VideoSize(width: 320, height: 240)
 
-    private var splitting: MovieOptions {
-        var options = MovieOptions()
+    private var splitting: RecordingOptions {
+        var options = RecordingOptions()
         options.splitOnRotation = true
         return options
     }
@@ -18,7 +19,7 @@ final class SplitOnRotationTests: XCTestCase {
     /// Checks the files of a finished split recording against the tee's frames and the
     /// independent readers; returns each file's angle as ffprobe reads it.
     @discardableResult
-    private func checkSegments(_ recording: Recording, _ facts: MovieFacts, _ tee: TeeFrames,
+    private func checkSegments(_ recording: Recording, _ facts: RecordingFacts, _ tee: TeeFrames,
                                file: StaticString = #filePath, line: UInt = #line) throws -> [RotationAngle?] {
         let segments = recording.segments
         let files = facts.segments ?? [facts]
@@ -90,7 +91,7 @@ final class SplitOnRotationTests: XCTestCase {
         }
     }
 
-    /// `MovieOptions.length` counts over every file: 2 s at 30 fps are 60 frames in all,
+    /// `RecordingOptions.length` counts over every file: 2 s at 30 fps are 60 frames in all,
     /// however late the stop comes, and the files still follow each other frame for frame.
     func testTheLengthCountsOverEveryFile() async throws {
         let dir = try temporaryDirectory(self)

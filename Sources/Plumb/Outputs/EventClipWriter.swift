@@ -1,0 +1,87 @@
+import Foundation
+import GStreamer
+import PlumbRotation
+
+/// One event clip's file: `appsrc ! mp4mux ! filesink` in a pipeline of its own, fed with
+/// already-encoded frames (from the pre-record ring, then live), written under a hidden
+/// temporary name and renamed to its real name once finished.
+///
+/// The muxer writes fragments (`first-moov-then-finalise`, as recordings do), so a power
+/// cut leaves a file the start-up repair can save; the temporary name is a hidden one
+/// (`.event-tmp-NAME`) that nothing lists, serves or repairs, and
+/// `EventRecorder.recoverLeftovers` gives it back its real name before the repair runs.
+final class EventClipWriter: Sendable {
+    let temporary: URL
+    let target: URL
+    private let pipeline: Pipeline
+    private let source: AppSrc
+    private let runner: PipelineRunner
+
+    init(temporary: URL, target: URL, codec: VideoCodec, angle: RotationAngle, matrixWriter: (any TrackMatrixWriter)?) throws {
+        self.temporary = temporary
+        self.target = target
+        pipeline = try Pipeline(name: "event-clip")
+        source = try AppSrc(name: "frames")
+        try source.set("format", EnumNick("time"))
+        try source.set("is-live", false)
+        try source.set("do-timestamp", false)
+        let mux = try Element(factory: "mp4mux", name: "mux")
+        try mux.set("fragment-duration", 1000)
+        try mux.set("fragment-mode", EnumNick("first-moov-then-finalise"))
+        let sink = try Element(factory: "filesink", name: "file")
+        try sink.set("location", temporary.path)
+        try sink.set("buffer-mode", EnumNick("unbuffered"))
+        try sink.set("sync", false)
+        try sink.set("async", false)
+        try pipeline.add(source, mux, sink)
+        // The caps choose mp4mux's video pad (without them it offers its audio pad first).
+        try source.link(to: mux, filter: try Caps(EventRingOutput.caps(for: codec)))
+        try mux.link(to: sink)
+        if let matrixWriter, let pad = mux.staticPad("src") {
+            // A clip without its matrix is still a clip; the facts carry the angle.
+            try? matrixWriter.install(on: pad, angle: angle)
+        }
+        runner = PipelineRunner(pipeline: pipeline)
+        do {
+            try pipeline.setState(.playing)
+        } catch {
+            _ = try? pipeline.setState(.null)
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    /// Queues one frame, stamped `time` on the clip's own timeline (0 for its first).
+    /// Never blocks: it runs on the capture branch's streaming thread.
+    func push(_ buffer: Buffer, caps: Caps?, time: ClockTime) -> Bool {
+        (try? source.push(Sample(buffer: buffer.retimed(pts: time, dts: time), caps: caps))) != nil
+    }
+
+    /// No more frames: the muxer finishes the file once it has written what it holds.
+    func end() { try? source.endOfStream() }
+
+    /// Waits until the file is finished (or failed), stops the pipeline, and moves the file
+    /// to its real name — a failed one too when it holds anything (the start-up repair saves
+    /// what it can; the listing shows only files with a movie header).
+    func finish() async -> GStreamerError? {
+        let outcome = await runner.run()
+        let failure: GStreamerError? = switch outcome {
+        case .finished: nil
+        case .failed(let error): error
+        case .aborted: GStreamerError(message: "the clip was torn down before it was finished")
+        }
+        var info = stat()
+        if stat(temporary.path, &info) == 0, info.st_size > 0 {
+            if rename(temporary.path, target.path) != 0 {
+                return failure ?? GStreamerError(message: "cannot rename \(temporary.path) to \(target.path): "
+                                                 + String(cString: strerror(errno)))
+            }
+        } else {
+            unlink(temporary.path)
+        }
+        return failure
+    }
+
+    /// Ends the file from outside (a stop), when no frame will come to end it.
+    func stop() { runner.stop(reason: "plumb is stopping") }
+}

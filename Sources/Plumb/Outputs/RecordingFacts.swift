@@ -1,0 +1,101 @@
+import Foundation
+
+/// What a finished recording is, as the one-shot command prints it. A recording that split
+/// on rotation into several files sums them up here and lists each in `segments`.
+public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
+    /// "h264" or "h265": what was really used (after any fallback).
+    public var codec: String
+    /// The encoder element used ("x264enc").
+    public var encoder: String
+    /// The better encoders that were not used, each "NAME: why" (element missing, device
+    /// node missing, failed to start: the driver's error); nil when the best one ran.
+    public var encoderPassedOver: [String]?
+    /// Set when a better encoder exists here but failed, so a worse one runs.
+    public var encoderFallback: Bool?
+    /// The pixel format conversion before the encoder ("I420 -> NV12": every frame copied);
+    /// nil when the encoder took the frames as they came.
+    public var pixelConversion: String?
+    public var width: Int
+    public var height: Int
+    /// From the first frame's start to the last frame's end.
+    public var seconds: Double
+    public var frames: Int
+    /// The file's size.
+    public var bytes: Int
+    /// When the first frame was recorded, ISO 8601 in UTC.
+    public var startedAt: String
+    /// The rotation the file's track matrix carries (latched at the start), in degrees clockwise.
+    public var rotation: Int
+    /// The rotation turned into the pixels instead (`RecordingOptions.burnIn`); the matrix is then identity.
+    public var burnedIn: Int?
+    /// The (first) file.
+    public var file: String
+    /// Every file, in order, when the recording split on rotation (nil for one file).
+    public var segments: [RecordingFacts]?
+    /// Why the file ended by itself (a full disk, a failed encoder, the camera gone); nil
+    /// when it was stopped. `frames` then counts what the file holds, as a reader finds it.
+    public var error: String?
+    /// Why a recording ended before the length it was asked for (a clip cut short by
+    /// `plumb serve` stopping); nil when it got its whole length.
+    public var cutShort: String?
+    /// Whether the file carries the location of its start (`udta/©xyz`).
+    public var gps = false
+    // That location (`LocatedFacts`).
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+    public var fixAge: Double?
+    public var gpsTime: String?
+    public var clockUnsynchronized: Bool?
+    /// Whether the kernel held the wall clock synchronised when the capture's time
+    /// (`started_at`/`taken_at`, the file name, EXIF/MP4 dates) was read: false on a board
+    /// without a real-time clock until NTP has set it (that time may be hours or years off);
+    /// nil when the kernel did not say (`WallClock.isSynchronized`).
+    public var clockSynchronized: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case encoderPassedOver = "encoder_passed_over", encoderFallback = "encoder_fallback", pixelConversion = "pixel_conversion"
+        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments, error
+        case startedAt = "started_at"
+        case burnedIn = "burned_in"
+        case cutShort = "cut_short"
+        case gps, latitude, longitude, altitude
+        case fixAge = "fix_age_s", gpsTime = "gps_time", clockUnsynchronized = "clock_unsynchronized"
+        case clockSynchronized = "clock_synchronized"
+    }
+
+    public init(codec: String, encoder: String, width: Int, height: Int, seconds: Double, frames: Int, bytes: Int,
+                startedAt: String, rotation: Int, burnedIn: Int? = nil, file: String, segments: [RecordingFacts]? = nil) {
+        self.codec = codec
+        self.encoder = encoder
+        self.width = width
+        self.height = height
+        self.seconds = seconds
+        self.frames = frames
+        self.bytes = bytes
+        self.startedAt = startedAt
+        self.rotation = rotation
+        self.burnedIn = burnedIn
+        self.file = file
+        self.segments = segments
+    }
+
+    /// The facts of a recording made of `files` (in order): the first file's, with frames,
+    /// seconds and bytes summed over all, and every file in `segments` when there are several.
+    static func combining(_ files: [RecordingFacts]) -> RecordingFacts? {
+        guard var whole = files.first else { return nil }
+        guard files.count > 1 else { return whole }
+        whole.frames = files.reduce(0) { $0 + $1.frames }
+        whole.bytes = files.reduce(0) { $0 + $1.bytes }
+        whole.seconds = (files.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000
+        whole.error = files.compactMap(\.error).last
+        whole.segments = files
+        return whole
+    }
+
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+}

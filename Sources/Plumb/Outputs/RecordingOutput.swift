@@ -1,0 +1,421 @@
+import Foundation
+import GStreamer
+import Synchronization
+import PlumbRotation
+
+/// A recording: `[videoflip !] x264enc|x265enc ! h264parse|h265parse ! mp4mux ! filesink`
+/// on a branch of the running session. One RecordingOutput writes one file; a recording that
+/// splits on rotation is a chain of them (`successor`), one per file.
+///
+/// - By default the muxer writes fragments (`first-moov-then-finalise`): after `kill -9`
+///   the file plays up to the last whole fragment; a clean stop leaves a normal MP4
+///   (`RecordingOptions.container` chooses another layout).
+/// - The angle is latched when the branch is attached (a file has one orientation): it
+///   goes into the `tkhd` matrix, or into the pixels with `burnIn`. The muxer gets it as an
+///   `image-orientation` tag; where it ignores the tag (GStreamer 1.22), Plumb's matrix
+///   writer rewrites the `tkhd` (`RecordingOrientationTag`).
+/// - The file starts with a keyframe made for the request: a force-key-unit event goes
+///   to the fresh encoder before its first frame, and anything before the first keyframe
+///   is dropped.
+/// - The filesink is unbuffered, so what the muxer emitted is in the kernel's hands and
+///   survives the process.
+/// - Video only: this branch never has an audio element.
+/// - With `RecordingOptions.location`, the file carries where it started (`MP4LocationWriter`).
+public final class RecordingOutput: CaptureOutput {
+    public let kind = "movie"
+    /// About a second of frames may wait for a slow encoder before the oldest are dropped.
+    public var queueLimit: Int { 30 }
+
+    public let url: URL
+    /// The encoder really used (after any fallback).
+    public let choice: EncoderChoice
+    public let options: RecordingOptions
+    /// 1 for a recording's first file, 2 for the file after its first split ...
+    public let segment: Int
+    let chain: RecordingChain
+
+    private struct State {
+        var built = false
+        var size = VideoSize(width: 0, height: 0)
+        var rate = FrameRate(30)
+        var latched: RotationAngle?
+        var muxerSource: Pad?
+        /// The parser's src pad, into the muxer: where the orientation tag goes.
+        var muxerInput: Pad?
+        /// Whether Plumb's own matrix writer was installed (the muxer ignores the tag).
+        var rewritesMatrix = false
+        var encoderSource: Pad?
+        var requestTime: ClockTime?
+        var requestDate = Date()
+        var firstPTS: ClockTime?
+        var firstDate: Date?
+        /// The kernel's word on the wall clock when `firstDate` was read (nil: it did not say).
+        var clockSynchronized: Bool?
+        var lastEnd: ClockTime?
+        var frames = 0
+        var lastPTS: ClockTime?
+        var burnIn: Element?
+        var successor: RecordingOutput?
+        /// Frames videoconvert made anew (a copy), and the conversion it did.
+        var copiedFrames = 0
+        var lastInput: UInt?
+        var inputFormat: String?
+        var conversion: String?
+        var failedFacts: RecordingFacts?
+        /// The location of the file's start, and what writes it.
+        var location: MP4LocationWriter?
+    }
+
+    private let state = Mutex(State())
+    private let first = OneShot<ClockTime>()
+    package let finished = OneShot<RecordingFacts>()
+
+    /// Checks the target and picks the encoder; nothing runs until it is attached.
+    public convenience init(url: URL, codec: VideoCodec = .h264, options: RecordingOptions = RecordingOptions()) throws {
+        try self.init(url: url, codec: codec, options: options, chain: RecordingChain(first: url, length: options.length),
+                      segment: 1)
+    }
+
+    private init(url: URL, codec: VideoCodec, options: RecordingOptions, chain: RecordingChain, segment: Int,
+                 choice: EncoderChoice? = nil) throws {
+        self.url = url
+        self.options = options
+        self.chain = chain
+        self.segment = segment
+        self.choice = try choice ?? EncoderChoice.choose(codec, preference: options.encoder, available: options.isAvailable)
+        try Self.checkWritable(url)
+        guard options.fragmentDuration >= .milliseconds(100) else {
+            throw CaptureError.invalidArgument("fragment duration \(options.fragmentDuration) is too short (at least 100 ms)")
+        }
+    }
+
+    /// The recording's next file after a split: same codec, encoder and options (the split
+    /// must not wait for a hardware probe), named after the first file (`NAME-N.mp4`, never
+    /// over an existing file).
+    func makeSuccessor() throws -> RecordingOutput {
+        try RecordingOutput(url: chain.url(forSegment: segment + 1), codec: choice.codec, options: options,
+                        chain: chain, segment: segment + 1, choice: choice)
+    }
+
+    /// The file after this one, once the recording has split.
+    public var successor: RecordingOutput? { state.withLock { $0.successor } }
+
+    func setSuccessor(_ next: RecordingOutput) { state.withLock { $0.successor = next } }
+
+    /// Where the file started (`RecordingOptions.location`, read when its branch was built);
+    /// nil for none.
+    public var location: GeoLocation? { state.withLock { $0.location?.location } }
+
+    /// The angle latched for this file, once attached.
+    public var latchedRotation: RotationAngle? { state.withLock { $0.latched } }
+
+    /// The target's folder must exist and be writable; an existing file is replaced.
+    static func checkWritable(_ url: URL) throws {
+        guard url.isFileURL else { throw CaptureError.unwritable(path: url.absoluteString, reason: "not a file path") }
+        let path = url.path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CaptureError.unwritable(path: path, reason: "it is a directory")
+        }
+        let folder = url.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CaptureError.unwritable(path: path, reason: "the folder \(folder) does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw CaptureError.unwritable(path: path, reason: "the folder \(folder) is not writable")
+        }
+    }
+
+    // MARK: CaptureOutput
+
+    public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
+        try state.withLock { s in
+            guard !s.built else { throw CaptureError.alreadyAttached("this recording (a RecordingOutput writes one file)") }
+            s.built = true
+            s.size = format.size
+            s.rate = format.rate
+        }
+        // One keyframe per fragment by default, so every fragment starts decodable.
+        let gop = options.keyframeInterval
+            ?? max(1, Int((format.rate.perSecond * options.fragmentDuration.seconds).rounded()))
+        // Burn-in: the pixels turned before the encoder; its direction is set with the
+        // latched angle in `apply(rotation:)`, before the first frame.
+        let flip = options.burnIn ? try Element(factory: "videoflip", name: "burn-in") : nil
+        // videoconvert passes the tee's frames through untouched when the encoder takes
+        // them as they are; it converts only for an encoder that needs another format.
+        let convert = try Element(factory: "videoconvert", name: "convert")
+        let encoder = try Element(factory: choice.encoder, name: "encoder")
+        let settings = EncodingSettings(bitrate: options.bitrate, keyframeInterval: gop, profile: options.profile,
+                                        level: options.level, zeroLatency: true)
+        try settings.apply(to: encoder, as: choice.candidate)
+        let profileCaps = try settings.encodedCaps(codec: choice.codec).map { text in
+            let filter = try Element(factory: "capsfilter", name: "profile")
+            try filter.set("caps", try Caps(text))
+            return filter
+        }
+        let parser = try Element(factory: choice.parser, name: "parser")
+        let mux = try Element(factory: "mp4mux", name: "mux")
+        if let mode = options.container.fragmentMode {
+            try mux.set("fragment-duration", Int((options.fragmentDuration.seconds * 1000).rounded()))
+            try mux.set("fragment-mode", EnumNick(mode))
+        }
+        // Where the file starts: read now, written into every movie header.
+        if let location = options.location?(), location.isValid {
+            let writer = MP4LocationWriter(location: location)
+            try writer.install(on: mux)
+            state.withLock { $0.location = writer }
+        }
+        // Probed once per process, here rather than when the angle is latched on attach.
+        if options.matrixWriter is MP4MatrixWriter { _ = RecordingOrientationTag.muxerWritesMatrix }
+        let sink = try Element(factory: "filesink", name: "file")
+        try sink.set("location", url.path)
+        try sink.set("buffer-mode", EnumNick("unbuffered"))
+        try sink.set("sync", false)
+        if let flip {
+            try bin.add(flip)
+            state.withLock { $0.burnIn = flip }
+        }
+        try bin.add(convert, encoder, parser, mux, sink)
+        if let flip { try flip.link(to: convert) }
+        try convert.link(to: encoder)
+        if let profileCaps {
+            try bin.add(profileCaps)
+            try encoder.link(to: profileCaps)
+            try profileCaps.link(to: parser)
+        } else {
+            try encoder.link(to: parser)
+        }
+        try parser.link(to: mux)
+        try mux.link(to: sink)
+
+        countCopies(through: convert)
+        // Nothing before the first keyframe goes in (a recording must start decodable).
+        let started = first
+        encoder.staticPad("src")!.addProbe(.buffer) { [weak self] info in
+            guard let self else { return .ok }
+            return self.gate(keyframe: info.isKeyframe)
+        }
+        // Count what the muxer gets: frames, first and last time (as running time: the
+        // encoder may offset its timestamps). Frames past the recording's length stay out.
+        let frameDuration = format.rate.perSecond > 0 ? ClockTime(Double(ClockTime.second) / format.rate.perSecond) : 0
+        parser.staticPad("src")!.addProbe(.buffer) { [weak self] muxInput, info in
+            guard let self, let stamp = info.bufferPTS else { return .ok }
+            let pts = muxInput.runningTime(of: stamp) ?? stamp
+            let duration = info.bufferDuration ?? frameDuration
+            guard self.chain.admits(pts: pts, duration: duration) else { return .drop }
+            let end = pts + duration
+            let isFirst = self.state.withLock { s -> Bool in
+                s.frames += 1
+                s.lastPTS = max(s.lastPTS ?? 0, pts)
+                s.lastEnd = max(s.lastEnd ?? 0, end)
+                if s.firstPTS == nil {
+                    s.firstPTS = pts
+                    s.firstDate = Date()
+                    s.clockSynchronized = WallClock.isSynchronized()
+                    return true
+                }
+                return false
+            }
+            if isFirst { started.succeed(pts) }
+            return .ok
+        }
+        state.withLock {
+            $0.muxerSource = mux.staticPad("src")
+            $0.muxerInput = parser.staticPad("src")
+            $0.encoderSource = encoder.staticPad("src")
+        }
+        return BranchEnds(entry: flip ?? convert, sink: sink)
+    }
+
+    /// Counts the frames `convert` copies instead of passing them through (the same buffer
+    /// on both pads), and notes the conversion when its two sides' formats differ.
+    private func countCopies(through convert: Element) {
+        _ = convert.staticPad("sink")!.addProbe(.buffer) { [weak self] sinkPad, info in
+            guard let self else { return .ok }
+            let needFormat = self.state.withLock { s in
+                s.lastInput = info.bufferIdentity
+                return s.conversion == nil
+            }
+            if needFormat {
+                let from = sinkPad.currentCaps?.structure(at: 0)?.string("format") ?? "?"
+                self.state.withLock { $0.inputFormat = from }
+            }
+            return .ok
+        }
+        _ = convert.staticPad("src")!.addProbe(.buffer) { [weak self] srcPad, info in
+            guard let self else { return .ok }
+            let first = self.state.withLock { s -> Bool in
+                guard info.bufferIdentity != s.lastInput else { return false }
+                s.copiedFrames += 1
+                return s.conversion == nil
+            }
+            if first {
+                let to = srcPad.currentCaps?.structure(at: 0)?.string("format") ?? "?"
+                self.state.withLock { $0.conversion = "\($0.inputFormat ?? "?") -> \(to)" }
+            }
+            return .ok
+        }
+    }
+
+    /// Frames converted (copied) before the encoder: 0 when the encoder takes the camera's format.
+    public var copiedFrames: Int { state.withLock { $0.copiedFrames } }
+
+    private let passedKeyframe = Atomic<Bool>(false)
+
+    /// Streaming thread: drop until the first keyframe.
+    private func gate(keyframe: Bool) -> ProbeResult {
+        if passedKeyframe.load(ordering: .relaxed) { return .ok }
+        guard keyframe else { return .drop }
+        passedKeyframe.store(true, ordering: .relaxed)
+        return .ok
+    }
+
+    /// Latches the first angle (a file has one matrix) and sends it to the muxer as its
+    /// `image-orientation` tag, installing the matrix writer too where the muxer ignores the
+    /// tag; or with `burnIn` turns the pixels by it (the matrix then stays identity).
+    public func apply(rotation: RotationAngle) {
+        let (latched, muxerSource, muxerInput, flip): (Bool, Pad?, Pad?, Element?) = state.withLock { s in
+            guard s.latched == nil else { return (false, nil, nil, nil) }
+            s.latched = rotation
+            return (true, s.muxerSource, s.muxerInput, s.burnIn)
+        }
+        guard latched else { return }
+        if options.burnIn {
+            // Before the first frame: the encoder is configured with the turned size.
+            try? flip?.set("video-direction", EnumNick(rotation.videoDirection))
+            return
+        }
+        if let muxerInput { try? RecordingOrientationTag.send(rotation, before: muxerInput) }
+        guard let writer = options.matrixWriter, let muxerSource else { return }
+        // Plumb's own rewrite only where the muxer does not write the matrix itself; another
+        // writer (a hook given in the options) is always installed.
+        if writer is MP4MatrixWriter && RecordingOrientationTag.muxerWritesMatrix { return }
+        do {
+            try writer.install(on: muxerSource, angle: rotation)
+            state.withLock { $0.rewritesMatrix = true }
+        } catch {
+            // A recording without the matrix is still a recording; the facts carry the angle.
+        }
+    }
+
+    /// Whether the matrix writer of the options was installed on this file's muxer: false for
+    /// Plumb's own where the muxer writes the matrix from the tag, and with `burnIn`.
+    public var rewritesMatrix: Bool { state.withLock { $0.rewritesMatrix } }
+
+    public func didAttach(requestTime: ClockTime?) {
+        state.withLock {
+            $0.requestTime = requestTime
+            $0.requestDate = Date()
+        }
+        // Ask the encoder for a keyframe at the request: an upstream force-key-unit event
+        // into its source pad. The branch is still held at its head queue here, so the
+        // request is in place before the first frame reaches the encoder.
+        state.withLock { $0.encoderSource }?.send(.forceKeyUnit(allHeaders: true, count: 0))
+    }
+
+    public func didDetach(error: (any Error)?) {
+        // The branch is gone: let go of its pads.
+        state.withLock {
+            $0.muxerSource = nil
+            $0.muxerInput = nil
+            $0.encoderSource = nil
+            $0.burnIn = nil
+        }
+        if let error {
+            EncoderHealth.branchFailed(encoder: choice.encoder, element: "encoder", error: error)
+            // Before the waiters hear of the failure, so that they find the facts.
+            let facts = facts(failedWith: error)
+            state.withLock { $0.failedFacts = facts }
+            first.fail(error)
+            finished.fail(error)
+            return
+        }
+        first.fail(CaptureError.outputFailed(output: kind, GStreamerError(message: "the recording ended before its first frame")))
+        finished.succeed(facts())
+    }
+
+    // MARK: Facts
+
+    /// The pipeline running time when the session took the request.
+    public var requestTime: ClockTime? { state.withLock { $0.requestTime } }
+
+    /// The first recorded frame's timestamp (running time), once it is in.
+    public func firstFrameTime(timeout: Duration = .seconds(10)) async throws -> ClockTime {
+        try await first.value(timeout: timeout, what: "the recording's first frame")
+    }
+
+    /// When the first frame (a keyframe) reached the muxer, on the wall clock.
+    public var firstFrameWrittenAt: Date? { state.withLock { $0.firstDate } }
+
+    /// When the session took the request, on the wall clock.
+    public var requestedAt: Date { state.withLock { $0.requestDate } }
+
+    /// The running times of the first and the last frame the muxer got, once it got one.
+    public var frameSpan: (first: ClockTime, last: ClockTime)? {
+        state.withLock { s in s.firstPTS.flatMap { f in s.lastPTS.map { (f, $0) } } }
+    }
+
+    /// Frames and seconds recorded so far.
+    public var progress: (frames: Int, seconds: Double) {
+        state.withLock { s in
+            guard let f = s.firstPTS, let e = s.lastEnd else { return (s.frames, 0) }
+            return (s.frames, Double(e - f) / Double(ClockTime.second))
+        }
+    }
+
+    /// When the recording ended by itself (its branch failed, or the camera did): the file's
+    /// facts as the file holds them, and why. Set before `finished` fails.
+    public var factsAfterFailure: RecordingFacts? { state.withLock { $0.failedFacts } }
+
+    /// The facts of a file whose branch failed: the frames a reader finds in it (the muxer
+    /// was given more: on a full disk the fragment being written is lost), its length from
+    /// them, and the cause.
+    private func facts(failedWith error: any Error) -> RecordingFacts {
+        var facts = facts()
+        let rate = state.withLock { $0.rate.perSecond }
+        facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
+        facts.seconds = rate > 0 ? (Double(facts.frames) / rate * 1000).rounded() / 1000 : 0
+        facts.error = cause(of: error)
+        return facts
+    }
+
+    /// The error in words a user acts on: a full disk says so (GStreamer's "No space left on
+    /// the resource" names neither the disk nor the file).
+    private func cause(of error: any Error) -> String {
+        if case CaptureError.outputFailed(_, let failure) = error, failure.domain == GStreamerError.resourceDomain,
+           failure.code == 14 {  // GST_RESOURCE_ERROR_NO_SPACE_LEFT
+            return "No space left on device: cannot write \(url.path)"
+        }
+        return "\(error)"
+    }
+
+    func facts() -> RecordingFacts {
+        let s = state.withLock { $0 }
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let seconds = s.firstPTS.flatMap { f in s.lastEnd.map { Double($0 - f) / Double(ClockTime.second) } } ?? 0
+        let angle = s.latched ?? .degrees0
+        // Burnt in: the file's frames are turned (a quarter turn swaps its size) and carry no rotation.
+        let turned = options.burnIn && angle.swapsDimensions
+        var facts = RecordingFacts(codec: choice.codec.rawValue, encoder: choice.encoder,
+                               width: turned ? s.size.height : s.size.width,
+                               height: turned ? s.size.width : s.size.height,
+                               seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
+                               bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
+                               rotation: options.burnIn ? 0 : angle.degrees, file: url.path)
+        if options.burnIn { facts.burnedIn = angle.degrees }
+        if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
+        if choice.fellBack { facts.encoderFallback = true }
+        facts.pixelConversion = s.conversion
+        facts.clockSynchronized = s.clockSynchronized
+        // Only a location the file really holds.
+        if let writer = s.location, writer.statistics.headers > 0 { facts.set(writer.location) }
+        return facts
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

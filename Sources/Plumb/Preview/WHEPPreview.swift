@@ -1,0 +1,176 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// The preview over WebRTC by WHEP (the WebRTC-HTTP egress protocol): each viewer POSTs
+/// an SDP offer and gets an answer that already holds every ICE candidate (so a peer
+/// that does not trickle needs nothing more), and a session id to DELETE when done.
+/// Every viewer is a `WHEPViewer` fed by the one `EncodedStream`.
+///
+/// A monitor lets go of viewers whose connection failed, that never connected, or from
+/// which nothing has come for `silenceTimeout` (a closed tab sends no RTCP): UDP never
+/// blocks the sender, and the stream's queue limit keeps a slow pipeline from growing.
+public final class WHEPPreview: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// `stun://HOST:PORT` for webrtcbin, or nil for host candidates only (loopback, LAN).
+        public var stun: String?
+        /// Viewers at once; one more is refused (`.full`).
+        public var maxViewers: Int
+        /// How long an answer waits for ICE gathering.
+        public var gatheringTimeout: Duration
+        /// How long a viewer may take from its answer to a connection.
+        public var connectTimeout: Duration
+        /// How long a connected viewer may send nothing before it is let go.
+        public var silenceTimeout: Duration
+
+        public init(stun: String? = nil, maxViewers: Int = 16, gatheringTimeout: Duration = .seconds(5),
+                    connectTimeout: Duration = .seconds(20), silenceTimeout: Duration = .seconds(10)) {
+            self.stun = stun
+            self.maxViewers = maxViewers
+            self.gatheringTimeout = gatheringTimeout
+            self.connectTimeout = connectTimeout
+            self.silenceTimeout = silenceTimeout
+        }
+
+        /// `stun:HOST:PORT` (as browsers write it), `stun://HOST:PORT` or `HOST:PORT` to
+        /// webrtcbin's `stun://HOST:PORT`; nil for anything else.
+        public static func stunURL(_ text: String) -> String? {
+            var rest = text.trimmingCharacters(in: .whitespaces)
+            for prefix in ["stun://", "stun:"] where rest.hasPrefix(prefix) {
+                rest = String(rest.dropFirst(prefix.count))
+                break
+            }
+            let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+            guard !rest.isEmpty, parts.count <= 2, !parts[0].isEmpty,
+                  !parts[0].contains(where: { $0 == "/" || $0 == " " || $0 == "@" }) else { return nil }
+            if parts.count == 2 { guard let port = Int(parts[1]), (1...65535).contains(port) else { return nil } }
+            return "stun://" + (parts.count == 2 ? rest : rest + ":3478")
+        }
+    }
+
+    public enum OpenError: Error, Sendable, CustomStringConvertible {
+        /// `maxViewers` are watching.
+        case full(Int)
+        /// webrtcbin could not answer (its words).
+        case negotiation(String)
+
+        public var description: String {
+            switch self {
+            case .full(let n): return "\(n) viewers are watching, the most this preview serves: close one first"
+            case .negotiation(let why): return "cannot answer the offer: \(why)"
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    public let stream: EncodedStream
+    private let viewers = Mutex<[String: WHEPViewer]>([:])
+    private let opening = Mutex(0)
+    private let monitor = Mutex<Task<Void, Never>?>(nil)
+    private let dropped = Mutex(0)
+
+    /// Told of each viewer let go (`.closed` included), from the monitor: only hand off.
+    public let onViewerEnded: (@Sendable (WHEPViewer, WHEPViewer.End) -> Void)?
+
+    public init(stream: EncodedStream, configuration: Configuration = Configuration(),
+                onViewerEnded: (@Sendable (WHEPViewer, WHEPViewer.End) -> Void)? = nil) {
+        self.stream = stream
+        self.configuration = configuration
+        self.onViewerEnded = onViewerEnded
+    }
+
+    deinit { monitor.withLock { $0 }?.cancel() }
+
+    /// Answers one viewer's offer: the session id and the SDP answer. The negotiation
+    /// blocks (ICE gathering) on a thread of its own, never the caller's.
+    public func open(_ offer: WHEPOffer) async throws -> (id: String, answer: String) {
+        let admitted = opening.withLock { n -> Bool in
+            guard viewerCount + n < configuration.maxViewers else { return false }
+            n += 1
+            return true
+        }
+        guard admitted else { throw OpenError.full(configuration.maxViewers) }
+        defer { opening.withLock { $0 -= 1 } }
+        startMonitor()
+        let id = UUID().uuidString.lowercased()
+        let stream = self.stream, stun = configuration.stun, gathering = configuration.gatheringTimeout
+        let (viewer, answer) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(WHEPViewer, String), any Error>) in
+            let thread = Thread {
+                do {
+                    continuation.resume(returning: try WHEPViewer.open(
+                        id: id, offer: offer, stream: stream, stun: stun, gatheringTimeout: gathering))
+                } catch let error as GStreamerError {
+                    continuation.resume(throwing: OpenError.negotiation(error.message))
+                } catch {
+                    continuation.resume(throwing: OpenError.negotiation("\(error)"))
+                }
+            }
+            thread.name = "plumb.whep.answer"
+            thread.start()
+        }
+        viewers.withLock { $0[id] = viewer }
+        return (id, answer)
+    }
+
+    /// Ends a session (DELETE); false when there is none with that id.
+    @discardableResult
+    public func close(_ id: String) -> Bool {
+        guard let viewer = viewers.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        viewer.stop(.closed)
+        onViewerEnded?(viewer, .closed)
+        return true
+    }
+
+    /// Ends every session and the monitor.
+    public func stop() {
+        monitor.withLock { m in
+            m?.cancel()
+            m = nil
+        }
+        let all = viewers.withLock { v in
+            defer { v.removeAll() }
+            return Array(v.values)
+        }
+        for viewer in all {
+            viewer.stop(.closed)
+            onViewerEnded?(viewer, .closed)
+        }
+    }
+
+    /// Sessions open now (answered and not ended).
+    public var viewerCount: Int { viewers.withLock { $0.count } }
+
+    /// Of which connected (ICE and DTLS up).
+    public var connectedCount: Int { viewers.withLock { $0.values.filter(\.isConnected).count } }
+
+    /// Viewers let go by the monitor (failed, never connected, silent) so far.
+    public var droppedCount: Int { dropped.withLock { $0 } }
+
+    /// The viewer of a session, while it runs.
+    public func viewer(_ id: String) -> WHEPViewer? { viewers.withLock { $0[id] } }
+
+    private func startMonitor() {
+        monitor.withLock { m in
+            guard m == nil else { return }
+            m = Task.detached { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    self?.checkViewers()
+                }
+            }
+        }
+    }
+
+    private func checkViewers() {
+        let all = viewers.withLock { Array($0.values) }
+        for viewer in all {
+            guard let end = viewer.check(connectTimeout: configuration.connectTimeout,
+                                         silenceTimeout: configuration.silenceTimeout, stream: stream) else { continue }
+            guard viewers.withLock({ $0.removeValue(forKey: viewer.id) }) != nil else { continue }
+            dropped.withLock { $0 += 1 }
+            viewer.stop(end)
+            onViewerEnded?(viewer, end)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// One WHEP viewer: `appsrc ! h264parse ! rtph264pay ! webrtcbin`, its own pipeline fed
+/// by the `EncodedStream` (no encoder of its own), so it comes and goes without touching
+/// the camera, the recording or another viewer.
+///
+/// Keyframes: the subscription starts on one, but frames sent before ICE and DTLS are
+/// up never arrive; the viewer's decoder then asks (RTCP PLI/FIR, which webrtcbin turns
+/// into an upstream force-key-unit event that ends at the appsrc) and the ask is passed
+/// to the stream's encoder, as is the moment the connection is up.
+public final class WHEPViewer: Sendable, CustomStringConvertible {
+    /// Why a viewer was let go.
+    public enum End: Sendable, Equatable, CustomStringConvertible {
+        /// DELETE on its session, or the preview stopped.
+        case closed
+        /// ICE or DTLS failed, or the peer closed the connection.
+        case connectionFailed(String)
+        /// Not connected within the time allowed.
+        case neverConnected
+        /// Nothing (RTCP, ICE) came from the viewer for the time allowed: it is gone.
+        case silent
+        /// Its pipeline refused frames.
+        case refused(String)
+
+        public var description: String {
+            switch self {
+            case .closed: return "closed"
+            case .connectionFailed(let state): return "the connection is \(state)"
+            case .neverConnected: return "it never connected"
+            case .silent: return "nothing came from the viewer any more"
+            case .refused(let why): return why
+            }
+        }
+    }
+
+    /// The session id, the last segment of its `Location`.
+    public let id: String
+    public let createdAt: ContinuousClock.Instant
+    let pipeline: Pipeline
+    let webrtc: Element
+    private let subscription: StreamSubscription
+    private let clock = ContinuousClock()
+
+    private struct State {
+        var lastHeard: ContinuousClock.Instant?
+        var connectedAt: ContinuousClock.Instant?
+        var end: End?
+    }
+    private let state: Mutex<State>
+
+    /// The viewer's pipeline description; `payload` is the offer's H.264 payload type.
+    /// `config-interval=0`: the stream carries SPS/PPS before every keyframe (see `RTSPPreview.launch`).
+    static func launch(payload: Int, stun: String?) -> String {
+        "appsrc name=src is-live=true format=time do-timestamp=true ! h264parse "
+            + "! rtph264pay config-interval=0 pt=\(payload) aggregate-mode=zero-latency "
+            + "! \(codec(payload: payload)) ! webrtcbin name=webrtc bundle-policy=max-bundle latency=0"
+            + (stun.map { " stun-server=\($0)" } ?? "")
+    }
+
+    /// What the viewer's RTP is, as caps: also the transceiver's codec preference.
+    static func codec(payload: Int) -> String {
+        "application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=\(payload),packetization-mode=(string)1"
+    }
+
+    /// Builds and starts the pipeline and answers `offer` (blocking: ICE gathering).
+    /// - Returns: the viewer and the SDP answer.
+    static func open(id: String, offer: WHEPOffer, stream: EncodedStream, stun: String?,
+                     gatheringTimeout: Duration) throws -> (WHEPViewer, String) {
+        // webrtcbin matches the stream's H.264 profile to the offer's formats strictly.
+        let profile = stream.caps?.structure(at: 0)?.string("profile") ?? "constrained-baseline"
+        let payload = offer.payloadType(for: profile)
+        let pipeline = try Pipeline.parse(launch(payload: payload, stun: stun))
+        guard let element = pipeline.element(named: "src"), let source = AppSrc(element),
+              let webrtc = pipeline.element(named: "webrtc") else {
+            throw CaptureError.invalidArgument("the WHEP viewer pipeline lacks its appsrc or webrtcbin")
+        }
+        let subscription = try stream.subscribe(source, name: "whep-\(id)")
+        let viewer = WHEPViewer(id: id, pipeline: pipeline, webrtc: webrtc, subscription: subscription)
+        do {
+            // The viewer's PLI/FIR, as an upstream event, reaches the appsrc and stops there.
+            _ = source.staticPad("src")?.addProbe(.eventUpstream) { [weak stream] info in
+                if info.isForceKeyUnit { stream?.requestKeyframe() }
+                return .ok
+            }
+            try pipeline.setState(.playing)
+            let answer = try webrtc.webRTCAnswer(offer: offer.sdp, codec: codec(payload: payload),
+                                                 gatheringTimeout: gatheringTimeout)
+            guard !answer.contains("a=inactive") else {
+                throw CaptureError.invalidArgument(
+                    "webrtcbin found no H.264 format of the offer it can send (the preview is \(profile)): "
+                    + "let the peer offer H264 \(profile) with packetization-mode=1")
+            }
+            viewer.listenToTheViewer()
+            return (viewer, answer)
+        } catch {
+            viewer.stop(.closed)
+            throw error
+        }
+    }
+
+    private init(id: String, pipeline: Pipeline, webrtc: Element, subscription: StreamSubscription) {
+        self.id = id
+        self.pipeline = pipeline
+        self.webrtc = webrtc
+        self.subscription = subscription
+        createdAt = clock.now
+        state = Mutex(State())
+    }
+
+    public var description: String { "WHEP viewer \(id)" }
+
+    /// Every packet from the viewer (RTCP reports, ICE checks) passes the transport's
+    /// nicesrc: the time of the last one tells a viewer that went away.
+    private func listenToTheViewer() {
+        let clock = self.clock
+        for element in pipeline.allElements where element.factoryName == "nicesrc" {
+            _ = element.staticPad("src")?.addProbe([.buffer, .bufferList]) { [weak self] _ in
+                self?.state.withLock { $0.lastHeard = clock.now }
+                return .ok
+            }
+        }
+    }
+
+    /// Frames pushed to this viewer so far.
+    public var framesDelivered: Int { subscription.statistics.delivered }
+
+    public var isConnected: Bool { state.withLock { $0.connectedAt != nil && $0.end == nil } }
+
+    /// Why it ended; nil while it runs.
+    public var end: End? { state.withLock { $0.end } }
+
+    /// Looks at the connection (the preview's monitor, every fraction of a second): the
+    /// reason to let the viewer go, or nil. A newly connected viewer gets a keyframe.
+    func check(connectTimeout: Duration, silenceTimeout: Duration, stream: EncodedStream) -> End? {
+        if let end = subscription.end, end != .cancelled { return .refused("\(end)") }
+        let connection = (try? webrtc.get("connection-state", as: EnumNick.self).nick) ?? "unknown"
+        let now = clock.now
+        switch connection {
+        case "failed", "closed": return .connectionFailed(connection)
+        case "connected":
+            let first = state.withLock { s in
+                defer { if s.connectedAt == nil { s.connectedAt = now } }
+                return s.connectedAt == nil
+            }
+            if first { stream.requestKeyframe() }
+        default: break
+        }
+        let (connectedAt, lastHeard) = state.withLock { ($0.connectedAt, $0.lastHeard) }
+        guard let connectedAt else { return now - createdAt > connectTimeout ? .neverConnected : nil }
+        if now - max(connectedAt, lastHeard ?? connectedAt) > silenceTimeout { return .silent }
+        return nil
+    }
+
+    /// Stops feeding and tears the pipeline down. Idempotent.
+    func stop(_ reason: End) {
+        let first = state.withLock { s in
+            guard s.end == nil else { return false }
+            s.end = reason
+            return true
+        }
+        guard first else { return }
+        subscription.cancel()
+        try? pipeline.setState(.null)
+    }
+}

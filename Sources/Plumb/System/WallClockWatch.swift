@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// Watches the wall clock against the monotonic one: a board without a real-time clock
+/// boots hours or years off and NTP later sets it in one step. Every `interval` it compares
+/// how far each clock moved; a difference beyond `threshold` is a jump, handed to `onJump`.
+/// It also follows the kernel's word on synchronisation (`WallClock.isSynchronized`),
+/// handing each change to `onSynchronization`. Nothing that times the engine (segment
+/// lengths, the stall watchdog, fragments) uses the wall clock, so a jump only moves the
+/// times in names and metadata.
+public final class WallClockWatch: Sendable {
+    /// One step of the wall clock.
+    public struct Jump: Sendable, Equatable, Encodable {
+        /// How far it stepped, beyond the time that passed: + forward, - back.
+        public var seconds: Double
+        /// The wall time just before and just after, ISO 8601 in UTC.
+        public var from: String
+        public var to: String
+
+        /// "+3h0m2s", "-59m58s", "+4s".
+        public var signed: String { Self.render(seconds) }
+
+        static func render(_ seconds: Double) -> String {
+            let whole = Int(abs(seconds).rounded())
+            let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
+            let sign = seconds < 0 ? "-" : "+"
+            if h > 0 { return "\(sign)\(h)h\(m)m\(s)s" }
+            if m > 0 { return "\(sign)\(m)m\(s)s" }
+            return "\(sign)\(s)s"
+        }
+    }
+
+    /// `GET /status`'s `clock`.
+    public struct Status: Sendable, Equatable, Encodable {
+        /// The kernel's word (adjtimex): false while it marks the clock unsynchronised, nil when it does not say.
+        public var synchronized: Bool?
+        /// Jumps seen since start.
+        public var jumps: Int
+        public var lastJump: Jump?
+
+        enum CodingKeys: String, CodingKey { case synchronized, jumps, lastJump = "last_jump" }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(synchronized, forKey: .synchronized)  // null, not missing, when unknown
+            try c.encode(jumps, forKey: .jumps)
+            try c.encode(lastJump, forKey: .lastJump)
+        }
+    }
+
+    public let interval: Duration
+    public let threshold: Duration
+    private let synchronized: @Sendable () -> Bool?
+    private let onJump: @Sendable (Jump) -> Void
+    private let onSynchronization: @Sendable (Bool?) -> Void
+    private let state: Mutex<(status: Status, last: (wall: Date, monotonic: ContinuousClock.Instant)?)>
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    public init(interval: Duration = .seconds(1), threshold: Duration = .seconds(2),
+                synchronized: @escaping @Sendable () -> Bool? = { WallClock.isSynchronized() },
+                onJump: @escaping @Sendable (Jump) -> Void,
+                onSynchronization: @escaping @Sendable (Bool?) -> Void = { _ in }) {
+        self.interval = interval
+        self.threshold = threshold
+        self.synchronized = synchronized
+        self.onJump = onJump
+        self.onSynchronization = onSynchronization
+        state = Mutex((Status(synchronized: synchronized(), jumps: 0), nil))
+    }
+
+    public var status: Status { state.withLock { $0.status } }
+
+    /// Checks every `interval` until `stop()`.
+    public func start() {
+        check()
+        let interval = self.interval
+        let running = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                self?.check()
+            }
+        }
+        task.withLock { $0 = running }
+    }
+
+    public func stop() {
+        task.withLock { t in
+            t?.cancel()
+            t = nil
+        }
+    }
+
+    /// One comparison of the clocks (and of the kernel's word) against the last.
+    func check(wall: Date = Date(), monotonic: ContinuousClock.Instant = .now) {
+        let synced = synchronized()
+        let limit = Double(threshold.components.seconds) + Double(threshold.components.attoseconds) / 1e18
+        let (jump, syncChanged): (Jump?, Bool) = state.withLock { s in
+            defer { s.last = (wall, monotonic) }
+            let syncChanged = s.status.synchronized != synced
+            s.status.synchronized = synced
+            guard let last = s.last else { return (nil, syncChanged) }
+            let passed = last.monotonic.duration(to: monotonic)
+            let expected = last.wall.addingTimeInterval(
+                Double(passed.components.seconds) + Double(passed.components.attoseconds) / 1e18)
+            let step = wall.timeIntervalSince(expected)
+            guard abs(step) > limit else { return (nil, syncChanged) }
+            let jump = Jump(seconds: (step * 1000).rounded() / 1000, from: expected.iso8601Milliseconds,
+                            to: wall.iso8601Milliseconds)
+            s.status.jumps += 1
+            s.status.lastJump = jump
+            return (jump, syncChanged)
+        }
+        if syncChanged { onSynchronization(synced) }
+        if let jump { onJump(jump) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Soup
+import Plumb
+import PlumbRotation
+
+/// `POST /camera?device=D[&facing=back|front][&size=WxH]`: switches the running session to
+/// another camera live (`CaptureSession.switchCamera(to:size:)`): the preview, RTSP
+/// consumers and a running recording stay attached. `device` takes what `[camera] device`
+/// takes; `facing` defaults to `[rotation] facing`; `size` asks the new camera for another
+/// size than the running one — the recording then goes on in a new file, as it does when
+/// the new camera cannot give the running size. A camera that cannot open leaves the old one running
+/// and the answer names why (404 unknown, 503 it would not open).
+struct CameraRoutes: Sendable {
+    let camera: CameraSlot
+    let observer: RotationObserver
+    let defaultFacing: CameraFacing
+    let publish: @Sendable (ServiceEvent) -> Void
+    let log: @Sendable (String) -> Void
+
+    func add(to router: inout Router) {
+        router.post("/camera") { [camera, observer, defaultFacing, publish, log] request in
+            guard let device = request.query["device"], !device.isEmpty else {
+                throw APIError.badRequest("give device=D: test, test:smpte, image:FILE, a /dev/video path or a camera's name")
+            }
+            var facing = defaultFacing
+            if let text = request.query["facing"] {
+                guard let given = CameraFacing(rawValue: text) else {
+                    throw APIError.badRequest("facing=\(text) must be back or front")
+                }
+                facing = given
+            }
+            var size: VideoSize?
+            if let text = request.query["size"] {
+                guard let given = parseSize(text) else {
+                    throw APIError.badRequest("size=\(text) must be WIDTHxHEIGHT, both even, "
+                                              + "\(ServeConfig.sizeRange.lowerBound) to \(ServeConfig.sizeRange.upperBound)")
+                }
+                size = given
+            }
+            let source: CameraSource
+            do throws(CameraError) {
+                source = try CameraSource.resolve(device)
+            } catch {
+                switch error.cause {
+                case .notFound, .unknownName: throw APIError.notFound(error.description)
+                default: throw APIError.badRequest(error.description)
+                }
+            }
+            let session = try camera.session()
+            let done: CameraSwitch
+            do {
+                done = try await session.switchCamera(to: source, size: size)
+            } catch CaptureError.camera(let why) where why.cause == .notFound {
+                throw APIError.notFound(why.description + "; the camera before it goes on")
+            } catch {
+                throw APIError.from(error)
+            }
+            camera.switchedCamera = source
+            camera.switchedSize = await session.format.size
+            observer.setFacing(facing)
+            let record = CameraSwitchRecord(from: done.from, to: done.to, restartSeconds: done.restartSeconds,
+                                            facing: facing.rawValue)
+            log("camera switched: \(done.from) -> \(done.to) (\(facing), the source restarted in \(String(format: "%.3f", done.restartSeconds)) s)")
+            publish(.cameraSwitched(record))
+            return .json(record)
+        }
+    }
+}
+
+/// What `POST /camera` answers and the `camera-switched` event carries.
+public struct CameraSwitchRecord: Sendable, Equatable, Encodable {
+    public var from: String
+    public var to: String
+    /// How long the tee went without frames while the new source started.
+    public var restartSeconds: Double
+    public var facing: String
+}

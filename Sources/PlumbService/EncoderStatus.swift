@@ -1,0 +1,70 @@
+import Plumb
+
+/// Which encoders the daemon's preview and recordings use and why the better ones were
+/// not: `GET /status`'s `encoders`, and the log at start. Chosen once at start, the way
+/// each branch chooses (`EncoderChoice`).
+public struct EncoderStatus: Sendable, Equatable, Encodable {
+    public struct Use: Sendable, Equatable, Encodable {
+        /// The encoder that runs; nil when none can (then `error` says why).
+        public var encoder: String?
+        public var codec: String?
+        /// "NAME: why" for each better candidate passed over.
+        public var passedOver: [String]
+        /// A better encoder is here but failed to start.
+        public var fallback: Bool
+        public var error: String?
+
+        enum CodingKeys: String, CodingKey {
+            case encoder, codec, passedOver = "passed_over", fallback, error
+        }
+
+        init(_ result: () throws -> EncoderChoice) {
+            do {
+                let choice = try result()
+                self.init(encoder: choice.encoder, codec: choice.codec.rawValue, passedOver: choice.passedOver,
+                          fallback: choice.fellBack, error: nil)
+            } catch {
+                self.init(encoder: nil, codec: nil, passedOver: [], fallback: false, error: "\(error)")
+            }
+        }
+
+        init(encoder: String?, codec: String?, passedOver: [String], fallback: Bool, error: String?) {
+            self.encoder = encoder
+            self.codec = codec
+            self.passedOver = passedOver
+            self.fallback = fallback
+            self.error = error
+        }
+
+        /// For the log: "x264enc (h264); passed over: v4l2h264enc: element missing ...".
+        var line: String {
+            guard let encoder else { return "none: \(error ?? "?")" }
+            return "\(encoder) (\(codec ?? "?"))" + (passedOver.isEmpty ? "" : "; passed over: " + passedOver.joined(separator: "; "))
+        }
+    }
+
+    public var preview: Use
+    public var recording: Use
+
+    public static func choose(for config: ServeConfig) -> EncoderStatus {
+        EncoderStatus(
+            preview: Use { try EncoderChoice.choose(.h264, preference: config.preview.encoder, sameCodec: true) },
+            recording: Use { try EncoderChoice.choose(config.recording.codec, preference: config.recording.encoder) })
+    }
+
+    /// "[group] encoder = NAME: why it cannot run" for a named encoder that cannot; nil otherwise.
+    public func namedProblem(for config: ServeConfig) -> String? {
+        if case .named(let name) = config.preview.encoder, let error = preview.error {
+            return "[preview] encoder = \(name): \(error); use auto or an encoder `plumb encoders` lists as available"
+        }
+        if case .named(let name) = config.recording.encoder, let error = recording.error {
+            return "[recording] encoder = \(name): \(error); use auto or an encoder `plumb encoders` lists as available"
+        }
+        return nil
+    }
+
+    /// The log lines at start.
+    public var logLines: [String] {
+        ["encoder: preview uses \(preview.line)", "encoder: recordings use \(recording.line)"]
+    }
+}

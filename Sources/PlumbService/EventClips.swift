@@ -1,0 +1,119 @@
+import Foundation
+import Soup
+import Plumb
+
+/// Event clips in `plumb serve`: the engine's `EventRecorder` with the recordings folder's
+/// names, `POST /event?post-seconds=N`, SIGUSR2, the `event` event and `/status`'s `events`.
+///
+/// A clip is written as `.event-tmp-event-DATE.mp4` (hidden: never listed, served or
+/// repaired while it grows) and renamed to `event-DATE.mp4` when finished; at start-up a
+/// temporary file a crash left gets its real name before the repair runs, so it is made a
+/// normal MP4 (or moved to `damaged/`) like any recording.
+public final class EventClips: Sendable {
+    public let recorder: EventRecorder
+    public let folder: RecordingsFolder
+    public let config: ServeConfig.Events
+    private let log: @Sendable (String) -> Void
+
+    /// - Parameter tracker: told of each clip's file while it is written (retention's
+    ///   "files in use").
+    public init(config: ServeConfig.Events, codec: VideoCodec, folder: RecordingsFolder,
+                tracker: (any EventFileTracker)? = nil,
+                publish: @escaping @Sendable (ServiceEvent) -> Void, log: @escaping @Sendable (String) -> Void) throws {
+        self.config = config
+        self.folder = folder
+        self.log = log
+        recorder = try EventRecorder(settings: config.settings(codec: codec), tracker: tracker, finished: { facts in
+            publish(.eventClip(file: facts.file, facts: facts))
+            if let error = facts.error {
+                log("error: event clip \(facts.file): \(error)")
+            } else {
+                log("event clip saved: \(facts.file) (\(facts.frames) frames, \(facts.seconds) s, "
+                    + "\(facts.triggers.count) trigger\(facts.triggers.count == 1 ? "" : "s"))")
+            }
+        })
+    }
+
+    /// A trigger's answer: the clip's facts, which trigger this was, and whether it
+    /// extended the clip being written.
+    public struct Answer: Sendable, Encodable {
+        public var facts: EventClipFacts
+        public var extended: Bool
+
+        enum Keys: String, CodingKey { case extended, trigger }
+
+        public func encode(to encoder: any Encoder) throws {
+            try facts.encode(to: encoder)
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(extended, forKey: .extended)
+            try c.encode(facts.triggers.last, forKey: .trigger)
+        }
+    }
+
+    /// Starts or extends a clip; `postSeconds` nil takes `[events] post-seconds`.
+    public func trigger(postSeconds: Double? = nil) throws(APIError) -> Answer {
+        do {
+            let folder = self.folder
+            let trigger = try recorder.trigger(postSeconds: postSeconds) { Self.newClip(in: folder) }
+            if trigger.extended {
+                log("event: \(trigger.facts.file) extended to \(trigger.facts.endsAt)")
+            } else {
+                log("event: recording \(trigger.facts.file) from \(trigger.facts.firstFrameAt)")
+            }
+            return Answer(facts: trigger.facts, extended: trigger.extended)
+        } catch CaptureError.notAttached {
+            throw .cameraUnavailable("no event clip: the camera has not delivered a keyframe yet (GET /status says why); "
+                                     + "try again once it runs")
+        } catch CaptureError.closed {
+            throw .cameraUnavailable("plumb serve is stopping: no new event clip")
+        } catch {
+            throw APIError.from(error)
+        }
+    }
+
+    /// A new clip's file and its temporary file, neither of which exists: a clip of the same
+    /// second may still be under its temporary name (triggers are serialized, and the
+    /// temporary file exists from its clip's start until the rename makes it the real one).
+    static func newClip(in folder: RecordingsFolder, date: Date = Date()) -> (target: URL, temporary: URL) {
+        // The folder's name for the date (`event-2026-11-29T21-04-05Z`: the date's form has a
+        // fixed length), without the `-N` it adds for a file that exists: the numbering below
+        // also counts temporary files.
+        let first = URL(fileURLWithPath: folder.newFile(extension: "mp4", date: date, prefix: "event-")).lastPathComponent
+        let stem = String(first.prefix("event-".count + "2026-11-29T21-04-05Z".count))
+        var name = stem + ".mp4"
+        var n = 2
+        while FileManager.default.fileExists(atPath: folder.path + "/" + name)
+                || FileManager.default.fileExists(atPath: folder.path + "/" + EventRecorder.temporaryPrefix + name) {
+            name = "\(stem)-\(n).mp4"
+            n += 1
+        }
+        return (URL(fileURLWithPath: folder.path + "/" + name),
+                URL(fileURLWithPath: folder.path + "/" + EventRecorder.temporaryPrefix + name))
+    }
+
+    /// `POST /event[?post-seconds=N]`.
+    public func addRoutes(to router: inout Router) {
+        router.post("/event") { [self] request in
+            let post = try Self.postSeconds(request.query["post-seconds"], max: config.maxSeconds)
+            return .json(try trigger(postSeconds: post))
+        }
+    }
+
+    /// nil when not given; 400 unless a number of seconds from 0 to `max`.
+    static func postSeconds(_ text: String?, max: Double) throws(APIError) -> Double? {
+        guard let text else { return nil }
+        guard let value = Double(text), value.isFinite, value >= 0, value <= max,
+              text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) else {
+            throw .badRequest("post-seconds=\(text) is out of range: use a number of seconds from 0 to "
+                              + "\(max == max.rounded() ? String(Int(max)) : String(max)) ([events] max-seconds)")
+        }
+        return value
+    }
+
+    /// Before the start-up repair: temporary clip files a crash left get their real names.
+    public func recoverLeftovers() {
+        for name in EventRecorder.recoverLeftovers(in: folder.path) {
+            log("event clip \(name) was cut by a crash: kept under its real name for the repair")
+        }
+    }
+}

@@ -1,0 +1,515 @@
+import Foundation
+import GStreamer
+import Soup
+import Synchronization
+import GLib
+import PlumbRotation
+import Plumb
+
+/// `plumb serve`: one process that owns the camera and serves everyone from it.
+///
+/// ```
+///                       ┌─ EncodedPreviewOutput ─> EncodedStream ─┬─> RTSPPreview (any number of consumers)
+/// camera ─> CaptureSession (tee) ─┼─ PhotoOutput (stills: /photo, SIGUSR1)          ├─> WHEPPreview (WebRTC viewers)
+///                       ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
+///                       ├─ RecordingOutput (clips: /clip)                  └─> RTSPPublisher ([publish] url)
+///                       └─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+/// OnDemandPreview ─> the preview branch attached only while the stream has a subscriber (5 s linger)
+/// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
+/// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
+/// HTTPServer ─> ControlAPI ─> SessionBackend ─> CameraSlot (the running session, or 503)
+/// ```
+///
+/// The camera is opened once. When it cannot be opened, or fails while running, the
+/// servers stay up (the API answers 503 and says why) and a supervisor reopens it with a
+/// backoff; a recording that was running resumes in a new file. `shutdown()` finalizes
+/// every file, closes every client and the camera.
+public actor ServeDaemon {
+    /// Where the daemon can be reached, once started.
+    public struct Addresses: Sendable {
+        /// rtsp://HOST:PORT/PATH
+        public var rtsp: String
+        /// The control API's bound address (the real port when 0 was configured).
+        public var http: ListenAddress
+    }
+
+    public nonisolated let config: ServeConfig
+    public nonisolated let choices: ServeChoices
+    public nonisolated let camera: CameraSlot
+    public nonisolated let folder: RecordingsFolder
+    public nonisolated let api: ControlAPI
+    public nonisolated let backend: SessionBackend
+    public nonisolated let recorder: ContinuousRecorder
+    /// Event clips with pre-record (`[events]`).
+    public nonisolated let eventClips: EventClips
+    public nonisolated let stream: EncodedStream
+    /// Attaches the preview's encoder branch while a consumer takes the stream (`[preview] on-demand`).
+    public nonisolated let previewEncoder: OnDemandPreview
+    public nonisolated let preview: RTSPPreview
+    public nonisolated let publisher: RTSPPublisher?
+    /// WebRTC viewers by WHEP (`POST /whep`), fed by the same stream.
+    public nonisolated let whep: WHEPPreview
+    public nonisolated let observer: RotationObserver
+    /// Barcode and QR scanning (`[scan]`): `barcode` events, `GET /scans`.
+    public nonisolated let scans: ScanService
+    /// Where stills, clips and recordings get their GPS (`[location]`).
+    public nonisolated let location: LocationProvider
+    /// Keeps the recordings folder within `[recording] max-bytes`, `min-free-bytes`, `max-age`.
+    public nonisolated let retention: Retention
+    /// What the operator should know that does not stop the daemon: said on stderr at
+    /// start and kept in `GET /status`.
+    public nonisolated let warnings: [String]
+
+    nonisolated let log: @Sendable (String) -> Void
+    private nonisolated let events: EventRelay
+    private nonisolated let fps: FPSMeter
+    /// Which encoders run and why better ones did not (`/status` encoders, the log).
+    private nonisolated let encoders: EncoderStatus
+    private nonisolated let http: HTTPServer
+    private nonisolated let httpLoop: MainContextThread
+    private nonisolated let rtspLoop = MainContextThread(name: "plumb.rtsp")
+    /// systemd's `Type=notify` and watchdog, when `$NOTIFY_SOCKET` says it listens.
+    public nonisolated let systemd: SystemdSupervision?
+    /// The wall clock against the monotonic one: jumps logged, its state in `GET /status`.
+    public nonisolated let clock: WallClockWatch
+
+    private var supervisor: Task<Void, Never>?
+    private var watchers: [Task<Void, Never>] = []
+    private var stopping = false
+    private var started = false
+    /// The recordings folder, held while the daemon runs: no second daemon or `plumb repair` works in it.
+    private var folderLock: FolderLock?
+    /// The last camera problem said, so a camera that stays away is not logged every retry.
+    private var lastProblem: String?
+
+    /// Builds everything from a checked config; nothing runs until `start()`.
+    /// `log` gets one line per thing worth saying (start-up facts, files, errors).
+    /// `notifier`: where systemd listens; nil for `$NOTIFY_SOCKET`, if set.
+    public init(config: ServeConfig, choices: ServeChoices, notifier: SystemdNotifier? = nil,
+                log: @escaping @Sendable (String) -> Void) throws {
+        try Gst.initialize()
+        self.config = config
+        self.choices = choices
+        self.log = log
+        folder = RecordingsFolder(config.recording.folder)
+        let events = EventRelay()
+        self.events = events
+        let stream = EncodedStream(), camera = CameraSlot(), fps = FPSMeter()
+        self.stream = stream
+        self.camera = camera
+        self.fps = fps
+        let previewEncoder = OnDemandPreview(stream: stream, alwaysOn: !config.preview.onDemand, log: log)
+        self.previewEncoder = previewEncoder
+
+        let preview = try RTSPPreview(stream: stream, configuration: .init(
+            address: config.preview.address, port: Int(config.preview.port), path: config.preview.path,
+            credentials: config.preview.auth, stallTimeout: .seconds(config.preview.stallSeconds)))
+        preview.onConsumerDropped = { log("\($0)") }
+        self.preview = preview
+        let publisher = try config.publish.url.map { url in
+            try RTSPPublisher(stream: stream, configuration: .init(url: url))
+        }
+        self.publisher = publisher
+
+        let accelerometer = choices.sensor
+        let coordination = RotationCoordinator.Configuration(
+            mount: config.rotation.mount, facing: config.rotation.facing, hysteresis: config.rotation.hysteresis)
+        observer = RotationObserver(accelerometer: accelerometer, configuration: coordination)
+
+        let location = LocationProvider(source: config.location.source,
+                                        maxFixAge: .milliseconds(Int((config.location.maxFixAge * 1000).rounded()))) {
+            log("location: \($0)")
+        }
+        self.location = location
+        let codec = config.recording.codec
+        let folder = self.folder
+        let retention = Retention(policy: config.recording.retention, folder: folder, inUse: FilesInUse(),
+                                  publish: { events.publish($0) }, log: log)
+        self.retention = retention
+        let recorder = ContinuousRecorder(
+            settings: .init(folder: folder, codec: codec, segmentSeconds: config.recording.segmentSeconds,
+                            splitOnRotation: config.rotation.splitOnRotation, location: location,
+                            retention: retention, encoder: config.recording.encoder),
+            publish: { events.publish($0) }, log: log)
+        self.recorder = recorder
+        // A finished clip may take the folder over its limits: retention looks at once.
+        let eventClips = try EventClips(config: config.events, codec: codec, folder: folder, tracker: retention.inUse,
+                                        publish: { event in
+                                            events.publish(event)
+                                            if case .eventClip = event { _ = retention.run(because: "an event clip saved") }
+                                        }, log: log)
+        self.eventClips = eventClips
+        let rotationSource = choices.accelerometer.description
+        let encoders = EncoderStatus.choose(for: config)
+        self.encoders = encoders
+        // A named encoder that cannot run is a configuration error, not a silent fallback.
+        if let problem = encoders.namedProblem(for: config) { throw ServeError(problem) }
+        let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps,
+                                     location: location, retention: retention, log: log) {
+            var extras = SessionBackend.StatusExtras()
+            extras.rtspClients = preview.clientCount
+            extras.previewEncoder = previewEncoder.state.rawValue
+            extras.rtspURL = preview.url
+            extras.publish = publisher.map { "\($0.state)" }
+            extras.rotationSource = rotationSource
+            extras.encoders = encoders
+            extras.lastError = events.lastError.current
+            return extras
+        }
+        self.backend = backend
+        let warnings = Self.warnings(for: config)
+        self.warnings = warnings
+        let api = ControlAPI(backend: backend, folder: folder, warnings: warnings, retention: retention)
+        self.api = api
+        systemd = try (notifier ?? SystemdNotifier.fromEnvironment()).map { SystemdSupervision(notifier: $0) }
+        let clock = Self.watchClock(recorder: recorder, log: log)
+        self.clock = clock
+        api.setClock { clock.status }
+        events.set(api)
+        api.setEventStatus { eventClips.recorder.status }
+        let scans = ScanService(config: config.scan, folder: folder, backend: backend, retention: retention,
+                                publish: { events.publish($0) }, log: log)
+        self.scans = scans
+        var router = api.router
+        eventClips.addRoutes(to: &router)
+        let whep = WHEPPreview(stream: stream, configuration: .init(stun: config.webrtc.stun,
+                                                                    maxViewers: config.webrtc.maxViewers)) { viewer, end in
+            if end != .closed { log("webrtc: \(viewer) let go: \(end)") }
+        }
+        self.whep = whep
+        let whepEndpoint = WHEPEndpoint(preview: whep)
+        whepEndpoint.addRoutes(to: &router)
+        api.setWebRTCStatus { whepEndpoint.status }
+        ControlPage().addRoutes(to: &router)
+        RecordingThumbnails(folder: folder).addRoutes(to: &router)
+        // The page's cookie stands for the token; without a token there is nothing to stand for.
+        let sessions = config.http.token.map { _ in SessionCookies() }
+        PageSession(sessions: sessions).addRoutes(to: &router)
+        scans.addRoutes(to: &router)
+        ZoomRoutes(camera: camera).add(to: &router)
+        CameraRoutes(camera: camera, observer: observer, defaultFacing: config.rotation.facing,
+                     publish: { events.publish($0) }, log: log).add(to: &router)
+        let httpLoop = MainContextThread(name: "plumb.http")
+        self.httpLoop = httpLoop
+        var options = HTTPServer.Options(bearerToken: config.http.token, sessions: sessions)
+        options.allowedOrigins = Set(config.http.allowedOrigins)
+        http = HTTPServer(router: router, context: httpLoop.context, options: options)
+    }
+
+    /// Repairs what a crash left in the recordings folder, then starts the servers, the
+    /// rotation and the camera; returns once the camera was tried once (opened, or found
+    /// unavailable — then it is retried in the background).
+    /// - Throws: what keeps the daemon from serving at all: the recordings folder cannot
+    ///   be made or another daemon holds it, an address is taken.
+    public func start() async throws -> Addresses {
+        guard !started else { throw CaptureError.invalidArgument("plumb serve is already started") }
+        started = true
+        try folder.create()
+        do {
+            folderLock = try FolderLock.acquire(folder.path)
+        } catch {
+            throw ServeError("\(error): give each plumb serve its own [recording] folder")
+        }
+        eventClips.recoverLeftovers()
+        repairLeftovers()
+        backend.removeStaleClips()
+        keepRetention()
+
+        let bound = try await http.start(listen: config.http.listen)
+        for warning in warnings { log("warning: \(warning)") }
+        do {
+            try preview.start(on: rtspLoop.context)
+        } catch {
+            await http.stop()
+            throw ServeError("cannot serve the RTSP preview on \(config.preview.address):\(config.preview.port): \(error); "
+                             + "choose another [preview] port or stop what listens there")
+        }
+        await previewEncoder.start()
+        if let publisher { watchPublisher(publisher) }
+        // Before the camera: a fix may be in by the first capture (none is waited for).
+        log("location: " + Self.sentence(for: config.location))
+        for line in encoders.logLines { log(line) }
+        location.start()
+        followRotation()
+        startClockWatch()
+        _ = await openCamera()
+        supervisor = Task { await self.superviseCamera() }
+        if config.recording.continuous { await recorder.startContinuous() }
+        await notifyReady()
+        return Addresses(rtsp: preview.url, http: bound)
+    }
+
+    /// Where captures get their GPS, for the start-up lines.
+    static func sentence(for location: ServeConfig.Location) -> String {
+        switch location.source {
+        case .off: return "off (stills and recordings carry no GPS; set [location] source)"
+        case .fixed: return "\(location.source) for every still and recording"
+        case .gpsd(let host, let port):
+            let age = location.maxFixAge == location.maxFixAge.rounded() ? String(Int(location.maxFixAge))
+                : String(location.maxFixAge)
+            return "\(GPSDClient.name(host: host, port: port)), fixes up to \(age) s old"
+        }
+    }
+
+    /// Before anything records: the recordings a crash left become normal MP4s, what holds
+    /// nothing playable goes to `damaged/`; each change is logged and kept for `GET /status`,
+    /// a file that could not be repaired is an `error` too.
+    private func repairLeftovers() {
+        do {
+            let reports = try FolderRepair.run(folder: folder.path) { file in
+                switch file.action {
+                case .leftAsIs: break
+                case .failed: report("repair: \(file.sentence())")
+                default: log("repair: \(file.sentence())")
+                }
+            }
+            api.setRepairs(reports.filter { $0.action != .leftAsIs })
+        } catch {
+            report("could not repair the recordings a crash left in \(folder.path): \(error)")
+        }
+    }
+
+    /// Retention before anything records, then every `Retention.interval`; a recording that
+    /// a full disk stopped resumes once there is room.
+    private func keepRetention() {
+        let retention = self.retention, recorder = self.recorder
+        retention.run(because: "start-up")
+        // Detached: a pass lists the folder, which need not hold the daemon's actor.
+        watchers.append(Task.detached {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: Retention.interval) } catch { return }
+                retention.run(because: "the timer")
+                await recorder.resumeIfRoom()
+            }
+        })
+    }
+
+    /// The configurations that work but should not be left as they are.
+    static func warnings(for config: ServeConfig) -> [String] {
+        var warnings: [String] = []
+        if !config.http.listen.isLoopback && config.http.token == nil {
+            warnings.append("the control API listens on \(config.http.listen.host), open to the network, without a token: "
+                            + "anyone who reaches this machine can take photos, record and download the recordings; "
+                            + "set [http] token (e.g. openssl rand -hex 16) or listen on 127.0.0.1")
+        }
+        return warnings
+    }
+
+    /// SIGUSR1: a still into the recordings folder (complete or not at all).
+    public func saveStill() async {
+        do {
+            let photo = try await backend.takePhoto()
+            let path = folder.newFile(extension: "jpg")
+            let registration = retention.inUse.register(path: path)
+            defer {
+                registration.done()
+                retention.run(because: "a still saved")
+            }
+            try photo.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            events.publish(.photoSaved(file: name, facts: photo.facts))
+            log("still saved: \(path)")
+        } catch {
+            report("could not save a still: \(error)")
+        }
+    }
+
+    /// SIGUSR2: an event clip (or a longer one, when one is being written) with the
+    /// `[events]` pre- and post-seconds.
+    public func saveEvent() {
+        do {
+            _ = try eventClips.trigger()
+        } catch {
+            report("could not record an event clip: \(error.message)")
+        }
+    }
+
+    /// How long a stop waits for clients to take the clips it cut short; what is not taken
+    /// by then is kept in the recordings folder.
+    public static let clipDeliveryLimit: Duration = .seconds(15)
+
+    /// Finalizes every file, closes every client and the camera. Idempotent. Clips being
+    /// recorded are cut where they stand and answered first, their facts saying `reason`.
+    public func shutdown(reason: String = "plumb serve is stopping") async {
+        guard !stopping else { return }
+        stopping = true
+        systemd?.stopping()
+        clock.stop()
+        supervisor?.cancel()
+        for task in watchers { task.cancel() }
+        let clips = backend.cutClips(because: reason)
+        if clips > 0 { log("\(reason): cutting \(clips) clip\(clips == 1 ? "" : "s") short and answering them") }
+        // No preview branch comes or goes from here on: consumers leaving is part of stopping.
+        await previewEncoder.stop()
+        await recorder.shutdown()
+        await eventClips.recorder.finish()
+        if await !backend.waitForClips(limit: Self.clipDeliveryLimit) {
+            report("a client did not take its clip within \(Self.clipDeliveryLimit): it is kept in the recordings folder")
+        }
+        preview.stop()
+        publisher?.stop()
+        api.events.finishAll()
+        await http.stop()
+        let last = camera.current
+        camera.set(.closed)
+        if case .running(let session) = last { await session.close() }
+        await supervisor?.value
+        observer.stop()
+        location.stop()
+        whep.stop()
+        stream.close()
+        rtspLoop.stop()
+        httpLoop.stop()
+        folderLock = nil
+    }
+
+    // MARK: The camera
+
+    /// One attempt to open the camera, attach the preview and resume a recording.
+    private func openCamera() async -> Bool {
+        do {
+            let session = try await CaptureSession.open(camera.switchedCamera ?? choices.camera,
+                                                        size: camera.switchedSize ?? config.camera.size,
+                                                        rate: FrameRate(config.camera.fps))
+            guard !stopping else {
+                await session.close()
+                return false
+            }
+            let format = await session.format
+            let encoding = PreviewEncoding(bitrate: config.preview.bitrate,
+                                           keyframeInterval: max(1, Int((format.rate.perSecond * Double(config.preview.keyframeSeconds)).rounded())),
+                                           canvas: config.preview.letterbox ? format.size : nil,
+                                           encoder: config.preview.encoder)
+            do {
+                // The current angles at once (before the preview's first frame), then every change.
+                try await session.follow(observer)
+                try await previewEncoder.use(session, encoding: encoding)
+                try await session.attach(eventClips.recorder.output())
+                try await scans.attach(to: session)
+                try await session.setMaximumZoom(config.camera.maxZoom)
+                if config.camera.zoom != 1 { try await session.setZoom(min(config.camera.zoom, config.camera.maxZoom)) }
+            } catch {
+                await previewEncoder.release(session)
+                await session.close()
+                throw error
+            }
+            camera.set(.running(session))
+            systemd?.refresh()
+            lastProblem = nil
+            log("camera open: \(session.camera.name), \(format)")
+            await recorder.sessionOpened(session)
+            return true
+        } catch {
+            let why = "\(error)"
+            camera.set(.unavailable(why))
+            if why != lastProblem {
+                lastProblem = why
+                report("camera unavailable: \(why); retrying in the background")
+            }
+            return false
+        }
+    }
+
+    /// Watches the running session; reopens the camera when it fails or stalls.
+    private func superviseCamera() async {
+        var failures = 0
+        let fps = self.fps
+        while !stopping {
+            if case .running(let session) = camera.current {
+                let why = await StallWatchdog(limit: Self.stallLimit).watch(session) { fps.add(frames: $0) }
+                guard !stopping, let why else { return }
+                await lose(session, because: "\(why)")
+                failures = 0
+            }
+            let backoff = Duration.seconds(min(30, 1 << min(failures, 5)))
+            do { try await Task.sleep(for: backoff) } catch { return }
+            guard !stopping else { return }
+            failures = await openCamera() ? 0 : failures + 1
+        }
+    }
+
+    /// A camera that sends no frame at all for this long is rebuilt.
+    public static let stallLimit: Duration = .seconds(2)
+
+    private func lose(_ session: CaptureSession, because why: String) async {
+        camera.set(.unavailable(why))
+        systemd?.refresh()
+        lastProblem = why
+        fps.reset()
+        report("camera lost: \(why); reopening it")
+        await recorder.sessionLost()
+        await previewEncoder.release(session)
+        await session.close()
+    }
+
+    // MARK: Rotation
+
+    /// Each session follows the observer itself (`openCamera`); the daemon only says each
+    /// change of the capture angle on /events and in the log, from a stream of its own.
+    private func followRotation() {
+        let capture = observer.captureAngles()
+        let reports = observer.reports()
+        watchers.append(Task { [weak self] in
+            for await angle in capture {
+                guard let self else { return }
+                self.announce(capture: angle)
+            }
+        })
+        watchers.append(Task { [weak self] in
+            for await report in reports {
+                guard let self else { return }
+                if case .event(.unavailable(let why)) = report {
+                    await self.report("accelerometer unavailable: \(why); the last angle holds")
+                } else if case .event(.available(let name)) = report, !name.hasPrefix("fixed:") {
+                    self.log("accelerometer: \(name)")
+                }
+            }
+        })
+        observer.start()
+    }
+
+    private nonisolated func announce(capture angle: RotationAngle) {
+        events.publish(.orientationChanged(angle: angle.degrees))
+        log("orientation: \(angle.degrees) degrees")
+    }
+
+    // MARK: Publishing
+
+    private func watchPublisher(_ publisher: RTSPPublisher) {
+        let updates = publisher.stateUpdates()
+        watchers.append(Task { [weak self] in
+            for await state in updates {
+                guard let self else { return }
+                switch state {
+                case .connected: self.log("publishing to \(publisher.configuration.url)")
+                case .waiting: await self.report("publishing to \(publisher.configuration.url): \(state)")
+                default: break
+                }
+            }
+        })
+        publisher.start()
+    }
+
+    private func report(_ message: String) {
+        events.publish(.error(message: message))
+        log("error: \(message)")
+    }
+}
+
+/// A daemon start-up failure that says what to fix.
+public struct ServeError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Sends events to the control API once it exists (the recorder is made before it), and
+/// keeps the last `error` for `GET /status`.
+final class EventRelay: Sendable {
+    private let target = Mutex<ControlAPI?>(nil)
+    let lastError = LastErrorBox()
+    func set(_ api: ControlAPI) { target.withLock { $0 = api } }
+    func publish(_ event: ServiceEvent) {
+        if case .error(let message) = event { lastError.record(message) }
+        target.withLock { $0 }?.publish(event)
+    }
+}

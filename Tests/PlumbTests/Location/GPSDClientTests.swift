@@ -1,0 +1,275 @@
+import Foundation
+@testable import Plumb
+import PlumbTestSupport
+import Synchronization
+import XCTest
+
+/// The gpsd client against a fake gpsd on a loopback socket: the watch request, the fix,
+/// garbage skipped and counted, outages logged once, reconnection with backoff, and a
+/// provider that never waits.
+final class GPSDClientTests: XCTestCase {
+    private static let version = #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"# + "\n"
+    private static let tpv = #"{"class":"TPV","device":"/dev/ttyACM0","mode":3,"time":"2019-03-14T12:31:06.000Z","lat":-34.60863,"lon":-58.3823,"altMSL":25.3,"eph":17.1,"speed":1.389,"track":84.4}"# + "\n"
+
+    private func server(port: UInt16 = 0) throws -> FakeGPSD {
+        let server = try FakeGPSD(port: port)
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    private func client(_ port: UInt16, backoff: Backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
+                        log: Lines = Lines()) -> GPSDClient {
+        let client = GPSDClient(host: "127.0.0.1", port: port, backoff: backoff) { log.append("\($0)") }
+        addTeardownBlock { client.stop() }
+        return client
+    }
+
+    private func provider(_ port: UInt16, maxFixAge: Duration = .seconds(300), log: Lines = Lines(),
+                          clockSynchronized: @escaping @Sendable () -> Bool? = { true }) -> LocationProvider {
+        let provider = LocationProvider(source: .gpsd(host: "127.0.0.1", port: port), maxFixAge: maxFixAge,
+                                        backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
+                                        log: { log.append("\($0)") }, clockSynchronized: clockSynchronized)
+        addTeardownBlock { provider.stop() }
+        return provider
+    }
+
+    func testItWatchesAndKeepsTheLatestFix() async throws {
+        let gpsd = try server()
+        let log = Lines()
+        let client = client(gpsd.port, log: log)
+        client.start()
+        let watched = await waitUntil { gpsd.request.contains("\n") }
+        XCTAssertTrue(watched)
+        XCTAssertEqual(gpsd.request, #"?WATCH={"enable":true,"json":true};"# + "\n")
+        gpsd.send(Self.version + Self.tpv)
+        let fixed = await waitUntil { client.snapshot.fix != nil }
+        XCTAssertTrue(fixed)
+        let snapshot = client.snapshot
+        XCTAssertEqual(snapshot.state, .connected)
+        XCTAssertEqual(snapshot.release, "3.22")
+        XCTAssertEqual(snapshot.fix?.latitude, -34.60863)
+        XCTAssertEqual(snapshot.fix?.altitude, 25.3)
+        XCTAssertEqual(snapshot.connections, 1)
+        XCTAssertEqual(snapshot.skippedLines, 0)
+        XCTAssertEqual(log.all, ["connected to gpsd at 127.0.0.1:\(gpsd.port) (gpsd 3.22)"])
+    }
+
+    /// Malformed or unexpected lines are skipped and counted; the connection and the fix go on.
+    func testGarbageLinesAreSkippedAndCounted() async throws {
+        let gpsd = try server()
+        let log = Lines()
+        let client = client(gpsd.port, log: log)
+        client.start()
+        _ = await waitUntil { gpsd.connections == 1 }
+        gpsd.send(Self.version)
+        gpsd.send("hello gpsd\n{\"class\":\"TPV\",\"mode\":\"3D\"}\r\n[1,2]\n\n{\"class\":\"TPV\",\"mode\":3,\"lat\":95,\"lon\":0}\n")
+        gpsd.send(#"{"class":"SKY","satellites":[]}"# + "\n" + #"{"class":"NEWTHING","x":1}"# + "\n")
+        // A line longer than any gpsd sends, in pieces, then a real fix right after it.
+        let long = String(repeating: "x", count: GPSDMessage.maximumLineLength + 10_000)
+        for start in stride(from: 0, to: long.count, by: 20_000) {
+            gpsd.send(String(long.dropFirst(start).prefix(20_000)))
+        }
+        gpsd.send("\n" + Self.tpv)
+        let fixed = await waitUntil { client.snapshot.fix != nil }
+        XCTAssertTrue(fixed)
+        let snapshot = client.snapshot
+        XCTAssertEqual(snapshot.skippedLines, 5, "hello, the mode as text, the array, lat 95, the long line")
+        XCTAssertEqual(snapshot.fix?.longitude, -58.3823)
+        XCTAssertEqual(snapshot.state, .connected)
+        XCTAssertEqual(snapshot.connections, 1, "garbage never drops the connection")
+        XCTAssertEqual(log.all.filter { $0.contains("skipped") }.count, 1, "\(log.all)")
+    }
+
+    /// gpsd goes away (restarted): the outage is said once however many retries fail, and
+    /// the client is back when gpsd is.
+    func testItReconnectsWhenGPSDRestarts() async throws {
+        var gpsd: FakeGPSD? = try server()
+        let port = gpsd!.port
+        let log = Lines()
+        let client = client(port, log: log)
+        client.start()
+        _ = await waitUntil { gpsd!.connections == 1 }
+        gpsd!.send(Self.version + Self.tpv)
+        _ = await waitUntil { client.snapshot.fix != nil }
+
+        gpsd!.stop()
+        gpsd = nil
+        let lost = await waitUntil {
+            if case .unavailable = client.snapshot.state { return true } else { return false }
+        }
+        XCTAssertTrue(lost, "\(client.snapshot.state)")
+        // Several retries (backoff 50-200 ms) fail while it is away.
+        try await Task.sleep(for: .milliseconds(800))
+        XCTAssertEqual(log.all.filter { $0.contains("go without GPS") }.count, 1, "\(log.all)")
+        XCTAssertNotNil(client.snapshot.fix, "the last fix is kept (it ages on its own)")
+
+        let again = try server(port: port)
+        _ = await waitUntil { again.connections == 1 }
+        XCTAssertTrue(again.request.isEmpty || again.request.hasPrefix("?WATCH="))
+        again.send(Self.version)
+        let back = await waitUntil { client.snapshot.connections == 2 }
+        XCTAssertTrue(back, "\(client.snapshot)")
+        XCTAssertEqual(client.snapshot.state, .connected)
+        XCTAssertEqual(log.all.filter { $0.hasPrefix("connected to") }.count, 2, "\(log.all)")
+    }
+
+    /// Retries wait longer and longer (never a tight loop): a server that hangs up at once,
+    /// without a gpsd message, sees its connections spaced by at least the backoff's delays.
+    func testRetriesBackOff() async throws {
+        let gpsd = try server()
+        let times = Mutex<[ContinuousClock.Instant]>([])
+        let client = client(gpsd.port, backoff: Backoff(initial: .milliseconds(100), maximum: .milliseconds(400)))
+        client.start()
+        var seen = 0
+        let deadline = ContinuousClock.now + .seconds(20)
+        while seen < 5 && ContinuousClock.now < deadline {
+            if gpsd.connections > seen {
+                seen = gpsd.connections
+                times.withLock { $0.append(.now) }
+                gpsd.dropClients()
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let stamps = times.withLock { $0 }
+        XCTAssertEqual(stamps.count, 5)
+        let expected: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(400)]
+        for (i, wait) in expected.enumerated() where i + 1 < stamps.count {
+            XCTAssertGreaterThanOrEqual(stamps[i + 1] - stamps[i], wait * 0.9, "retry \(i + 1)")
+        }
+    }
+
+    /// Nothing listens: the client says so once, a capture asks and gets no location at once,
+    /// and stopping ends its thread.
+    func testAbsentGPSDDelaysNothing() async throws {
+        let port = UInt16(freePort())
+        let log = Lines()
+        let provider = provider(port, log: log)
+        provider.start()
+        XCTAssertNil(provider.current())
+        let said = await waitUntil { !log.all.isEmpty }
+        XCTAssertTrue(said)
+        XCTAssertNil(provider.current())
+        XCTAssertTrue(log.all[0].contains("gpsd at 127.0.0.1:\(port)"), log.all[0])
+        XCTAssertTrue(log.all[0].contains("refused"), log.all[0])
+        XCTAssertEqual(provider.status().gps, false)
+        provider.stop()
+        XCTAssertEqual(provider.client?.snapshot.state, .stopped)
+    }
+
+    /// A server that accepts and never speaks: no fix, and a stop still ends the thread
+    /// blocked reading it.
+    func testASilentServerIsNoFixAndStops() async throws {
+        let gpsd = try server()
+        let provider = provider(gpsd.port)
+        provider.start()
+        _ = await waitUntil { gpsd.connections == 1 }
+        XCTAssertNil(provider.current())
+        let threads = threadCount
+        provider.stop()
+        let gone = await waitUntil { threadCount < threads }
+        XCTAssertTrue(gone, "the client's thread is still there")
+    }
+
+    /// A fix is used while younger than max-fix-age, counted from when it arrived: its old
+    /// GPS time (a replayed log, a board whose clock is years off) does not matter.
+    func testAStaleFixIsNotUsed() async throws {
+        let gpsd = try server()
+        let provider = provider(gpsd.port, maxFixAge: .milliseconds(600))
+        provider.start()
+        _ = await waitUntil { gpsd.connections == 1 }
+        gpsd.send(Self.version + Self.tpv)  // GPS time 2019
+        let fresh = await waitUntil { provider.current() != nil }
+        XCTAssertTrue(fresh, "a fix with an old GPS time, just received, is fresh")
+        let location = try XCTUnwrap(provider.current())
+        XCTAssertLessThan(try XCTUnwrap(location.fixAge), 0.6)
+        XCTAssertEqual(location.time, Date(timeIntervalSince1970: 1_552_566_666))
+        let stale = await waitUntil { provider.current() == nil }
+        XCTAssertTrue(stale, "a fix older than max-fix-age is still used")
+        let status = provider.status()
+        XCTAssertFalse(status.gps)
+        XCTAssertGreaterThan(try XCTUnwrap(status.fixAgeSeconds), 0.5)
+        XCTAssertEqual(status.fix?.latitude, -34.60863, "the status still shows the last fix")
+        // A new report makes it fresh again.
+        gpsd.send(Self.tpv)
+        let renewed = await waitUntil { provider.current() != nil }
+        XCTAssertTrue(renewed)
+    }
+
+    /// A no-fix report ends the fix it is about, not another receiver's.
+    func testANoFixReportEndsTheFix() async throws {
+        let gpsd = try server()
+        let provider = provider(gpsd.port)
+        provider.start()
+        _ = await waitUntil { gpsd.connections == 1 }
+        gpsd.send(Self.version + Self.tpv)
+        _ = await waitUntil { provider.current() != nil }
+        gpsd.send(#"{"class":"TPV","device":"/dev/ttyUSB9","mode":1}"# + "\n")
+        gpsd.send(#"{"class":"SKY"}"# + "\n")
+        _ = await waitUntil { provider.client?.snapshot.connections == 1 && gpsd.connections == 1 }
+        try await Task.sleep(for: .milliseconds(200))
+        XCTAssertNotNil(provider.current(), "another receiver without a fix leaves this one's")
+        gpsd.send(#"{"class":"TPV","device":"/dev/ttyACM0","mode":1}"# + "\n")
+        let ended = await waitUntil { provider.current() == nil }
+        XCTAssertTrue(ended)
+        XCTAssertEqual(provider.status().fix?.mode, "no fix")
+    }
+
+    /// A 2D fix is used, without altitude.
+    func testA2DFixIsUsedWithoutAltitude() async throws {
+        let gpsd = try server()
+        let provider = provider(gpsd.port)
+        provider.start()
+        _ = await waitUntil { gpsd.connections == 1 }
+        gpsd.send(#"{"class":"TPV","mode":2,"lat":48.1,"lon":11.5,"alt":545.4}"# + "\n")
+        let fixed = await waitUntil { provider.current() != nil }
+        XCTAssertTrue(fixed)
+        XCTAssertNil(provider.current()?.altitude)
+        XCTAssertEqual(provider.current()?.latitude, 48.1)
+    }
+
+    /// The wall clock's state reaches the location only when the fix has a GPS time.
+    func testAnUnsynchronisedClockIsSaidWhenTheFixHasATime() async throws {
+        let gpsd = try server()
+        let provider = provider(gpsd.port, clockSynchronized: { false })
+        provider.start()
+        _ = await waitUntil { gpsd.connections == 1 }
+        gpsd.send(Self.tpv)
+        _ = await waitUntil { provider.current() != nil }
+        XCTAssertEqual(provider.current()?.clockUnsynchronized, true)
+        XCTAssertEqual(provider.status().clockSynchronized, false)
+        gpsd.send(#"{"class":"TPV","mode":2,"lat":48.1,"lon":11.5}"# + "\n")
+        _ = await waitUntil { provider.current()?.latitude == 48.1 }
+        XCTAssertEqual(provider.current()?.clockUnsynchronized, false, "no GPS time: nothing better to offer")
+
+        let synced = self.provider(gpsd.port, clockSynchronized: { true })
+        synced.start()
+        _ = await waitUntil { gpsd.connections == 2 }
+        gpsd.send(Self.tpv)
+        _ = await waitUntil { synced.current() != nil }
+        XCTAssertEqual(synced.current()?.clockUnsynchronized, false)
+    }
+
+    func testFixedAndOffSources() {
+        let fixed = LocationProvider(source: .fixed(GeoLocation(latitude: 1, longitude: 2, altitude: 3)))
+        XCTAssertEqual(fixed.current(), GeoLocation(latitude: 1, longitude: 2, altitude: 3))
+        XCTAssertEqual(fixed.status().state, "fixed")
+        XCTAssertTrue(fixed.status().gps)
+        XCTAssertNil(fixed.client)
+        let off = LocationProvider(source: .off)
+        XCTAssertNil(off.current())
+        XCTAssertEqual(off.status().state, "off")
+        XCTAssertFalse(off.status().gps)
+    }
+
+    /// The kernel answers for this machine (synchronised or not); the call never fails.
+    func testTheWallClockIsAsked() {
+        XCTAssertNotNil(WallClock.isSynchronized())
+    }
+}
+
+/// Lines collected from another thread.
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}

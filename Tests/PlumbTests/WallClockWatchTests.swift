@@ -1,0 +1,45 @@
+import Foundation
+@testable import Plumb
+import Synchronization
+import XCTest
+
+/// The wall clock compared with the monotonic one, on given readings of both: time that
+/// passes on both is no jump, a step beyond the threshold either way is one (its size the
+/// step, not the time between checks), and a change of the kernel's word is handed on.
+final class WallClockWatchTests: XCTestCase {
+    func testStepsBeyondTheThresholdAreJumps() {
+        let jumps = Mutex<[WallClockWatch.Jump]>([])
+        let synced = Mutex<Bool?>(false)
+        let changes = Mutex<[Bool?]>([])
+        let watch = WallClockWatch(threshold: .seconds(2), synchronized: { synced.withLock { $0 } },
+                                   onJump: { j in jumps.withLock { $0.append(j) } },
+                                   onSynchronization: { s in changes.withLock { $0.append(s) } })
+        let wall = Date(timeIntervalSince1970: 1_700_000_000)
+        let mono = ContinuousClock.now
+        watch.check(wall: wall, monotonic: mono)
+        // 1 s on both, then 1.5 s of drift: no jump.
+        watch.check(wall: wall + 1, monotonic: mono + .seconds(1))
+        watch.check(wall: wall + 3.5, monotonic: mono + .seconds(2))
+        XCTAssertEqual(jumps.withLock { $0 }, [])
+        // NTP steps it 3 h 0 m 2 s ahead while a second passes.
+        watch.check(wall: wall + 3.5 + 1 + 10802, monotonic: mono + .seconds(3))
+        // Then an hour back.
+        synced.withLock { $0 = true }
+        watch.check(wall: wall + 3.5 + 2 + 10802 - 3600, monotonic: mono + .seconds(4))
+        let seen = jumps.withLock { $0 }
+        XCTAssertEqual(seen.map(\.signed), ["+3h0m2s", "-1h0m0s"])
+        XCTAssertEqual(seen.first?.seconds, 10802)
+        XCTAssertEqual(seen.first?.from, (wall + 4.5).iso8601Milliseconds)
+        XCTAssertEqual(watch.status, WallClockWatch.Status(synchronized: true, jumps: 2, lastJump: seen.last))
+        XCTAssertEqual(changes.withLock { $0 }, [true])
+        XCTAssertEqual(WallClockWatch.Jump.render(-4), "-4s")
+        XCTAssertEqual(WallClockWatch.Jump.render(125), "+2m5s")
+    }
+
+    /// `GET /status`'s `clock`: every key, null when unknown.
+    func testStatusEncodesEveryKey() throws {
+        let status = WallClockWatch.Status(synchronized: nil, jumps: 0, lastJump: nil)
+        let text = String(decoding: try JSONEncoder().encode(status), as: UTF8.self)
+        XCTAssertTrue(text.contains(#""synchronized":null"#) && text.contains(#""last_jump":null"#), text)
+    }
+}

@@ -1,0 +1,78 @@
+"""The control page in a real browser: Debian's chromium, headless, driven by
+chromium-driver through selenium. Opens URL, checks what a person would, prints one JSON
+object of what it saw, and saves a screenshot to SCREENSHOT.
+Usage: page_in_chromium.py URL SCREENSHOT [ROTATE_FILE]
+With ROTATE_FILE, after the first checks it writes "rotate" into that file and waits
+for the video to turn (the test feeds the daemon's replayed accelerometer)."""
+import json, sys, time
+
+from selenium.webdriver.common.by import By
+
+from chromium_page import Page, open_chromium
+
+url, screenshot = sys.argv[1], sys.argv[2]
+rotate_file = sys.argv[3] if len(sys.argv) > 3 else None
+
+driver = open_chromium()
+page = Page(driver)
+js, wait = page.js, page.wait
+seen = {}
+
+
+try:
+    opened = time.monotonic()
+    driver.get(url)
+    first = wait(lambda: js("return document.querySelector('#live').videoWidth") > 0, 30)
+    seen["first_frame_ms"] = round((time.monotonic() - opened) * 1000) if first else None
+    seen["video_width"] = js("return document.querySelector('#live').videoWidth")
+    seen["video_height"] = js("return document.querySelector('#live').videoHeight")
+    t0 = js("return document.querySelector('#live').currentTime")
+    time.sleep(3)
+    t1 = js("return document.querySelector('#live').currentTime")
+    seen["current_time_advance"] = round(t1 - t0, 2)
+
+    driver.find_element(By.ID, "still").click()
+    seen["still_width"] = wait(lambda: js(
+        "const i = document.querySelector('#still-image'); return i.complete && i.naturalWidth"), 30)
+
+    driver.find_element(By.ID, "record").click()
+    wait(lambda: "Stop" in driver.find_element(By.ID, "record").text, 20)
+    time.sleep(3)
+    driver.find_element(By.ID, "record").click()
+    wait(lambda: "Start" in driver.find_element(By.ID, "record").text, 30)
+    listed = wait(lambda: js(
+        "return [...document.querySelectorAll('#recordings a')].map(a => a.textContent).filter(n => n.endsWith('.mp4'))"), 30)
+    seen["recordings_listed"] = listed or []
+    seen["thumbnail_width"] = wait(lambda: js(
+        "const i = document.querySelector('#recordings img.thumbnail'); return i && i.complete && i.naturalWidth"), 30)
+    seen["download_href"] = js(
+        "const a = [...document.querySelectorAll('#recordings a')].find(a => a.textContent.endsWith('.mp4'));"
+        " return a ? a.getAttribute('href') : null")
+
+    if rotate_file:
+        before = (seen["video_width"], seen["video_height"])
+        with open(rotate_file, "w") as f:
+            f.write("rotate\n")
+        turned = wait(lambda: (js("return document.querySelector('#live').videoWidth"),
+                               js("return document.querySelector('#live').videoHeight")) == (before[1], before[0]), 30)
+        seen["rotated_width"] = js("return document.querySelector('#live').videoWidth")
+        seen["rotated_height"] = js("return document.querySelector('#live').videoHeight")
+        seen["angle_shown"] = driver.find_element(By.ID, "angle").text
+        seen["rotated"] = bool(turned)
+    seen["error_shown"] = driver.find_element(By.ID, "error").text
+    seen["viewers_shown"] = driver.find_element(By.ID, "viewers").text
+
+    # A phone's screen (390 CSS pixels wide): nothing wider than the screen, the video and
+    # the buttons inside it.
+    driver.set_window_size(390, 844)
+    time.sleep(1)
+    seen["phone_overflow_px"] = js("return document.documentElement.scrollWidth - window.innerWidth")
+    seen["phone_outside"] = js(
+        "return ['#live', '#still', '#record', '#clip'].filter(s => {"
+        " const r = document.querySelector(s).getBoundingClientRect();"
+        " return r.width === 0 || r.left < 0 || r.right > window.innerWidth; })")
+    driver.save_screenshot(screenshot.replace(".png", "-phone.png"))
+finally:
+    driver.save_screenshot(screenshot)
+    driver.quit()
+print(json.dumps(seen), flush=True)

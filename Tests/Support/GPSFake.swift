@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real gpsd fed by `gpsfake` (Debian's gpsd-clients) from an NMEA log in Tests/Fixtures/gps,
+/// on a free loopback port of its own: never 2947, so a system gpsd (Debian's socket unit)
+/// neither interferes nor is disturbed. Stopped on `stop()` and when the test ends, pass or
+/// fail: gpsd first (by its process id, which gpsfake holds as its child), then gpsfake.
+public final class GPSFake: @unchecked Sendable {
+    /// The log the tests replay: a receiver standing still in Buenos Aires, 3D fixes.
+    public static let log = PlumbProcess.root.appendingPathComponent("Tests/Fixtures/gps/buenos-aires-3d.nmea")
+    /// Where that log says the receiver is.
+    public static let latitude = -34.608_63
+    public static let longitude = -58.382_3
+    public static let altitude = 25.3
+    /// Its date (the GPS time of a replayed log is years old).
+    public static let exifDate = "2019:03:14"
+
+    /// The release of the gpsd installed here, as its VERSION message gives it ("3.22" on
+    /// Debian 12, "3.25" on Debian 13): from `gpsd -V`, "gpsd: 3.22 (revision 3.22)".
+    public static let release: String = {
+        let r = try? PlumbProcess.run(URL(fileURLWithPath: "/usr/sbin/gpsd"), ["-V"])
+        let words = (r?.stdout ?? "").split(separator: " ")
+        return words.count > 1 ? String(words[1]) : "unknown"
+    }()
+
+    public let port: UInt16
+    private let process: Process
+    private let output: Pipe
+    private var stopped = false
+
+    /// Starts gpsfake on `port` (a free one when nil) replaying `log`, one sentence every
+    /// `cycle` seconds, over and over, or once with `once`. Returns when gpsd listens.
+    public init(_ test: XCTestCase, log: URL = GPSFake.log, port: UInt16? = nil, cycle: Double = 0.1,
+                once: Bool = false) throws {
+        var chosen = port ?? UInt16(freePort())
+        while chosen == 2947 { chosen = UInt16(freePort()) }
+        self.port = chosen
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")
+        // -n: gpsd reads the log from the start, without waiting for a client; -q: quiet.
+        process.arguments = ["-n", "-q", "-P", String(chosen), "-c", String(cycle)] + (once ? ["-1"] : []) + [log.path]
+        output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        test.addTeardownBlock { [self] in stop() }
+        let deadline = Date().addingTimeInterval(20)
+        while !Self.accepts(chosen) {
+            guard process.isRunning, Date() < deadline else {
+                stop()
+                throw ToolError("gpsfake did not start gpsd on port \(chosen): \(collected())")
+            }
+            usleep(50_000)
+        }
+    }
+
+    deinit { stop() }
+
+    /// gpsd's process id (gpsfake's child), while it runs.
+    public var gpsdPID: pid_t? {
+        let pid = process.processIdentifier
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").compactMap { pid_t($0) }.first
+    }
+
+    /// Stops gpsd and gpsfake (which exits once its gpsd is gone); idempotent.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        if let gpsd = gpsdPID { kill(gpsd, SIGTERM) }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            if let gpsd = gpsdPID { kill(gpsd, SIGKILL) }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        try? output.fileHandleForReading.close()
+    }
+
+    /// What gpsfake said, for failure messages (only once it has stopped).
+    private func collected() -> String {
+        String(decoding: (try? output.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = port.bigEndian
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}

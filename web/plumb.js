@@ -1,0 +1,203 @@
+// The control page of `plumb serve`: plain JavaScript over the API the page is served with.
+'use strict';
+const $ = (selector) => document.querySelector(selector);
+
+/** fetch, and an Error worded as the API words it ({"error": ...}) for anything but 2xx. */
+async function api(method, path, options = {}) {
+  const response = await fetch(path, { method, credentials: 'same-origin', ...options });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try { message = (await response.json()).error || message; } catch (_) { /* not JSON */ }
+    const error = new Error(message);
+    error.status = response.status;
+    throw error;
+  }
+  return response;
+}
+
+function showError(error) { $('#error').textContent = error ? error.message : ''; }
+
+function bytes(n) {
+  if (n == null) return '–';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
+  return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
+}
+
+// --- Live view by WHEP ---------------------------------------------------------------
+let session = null;
+let peer = null;
+
+async function startVideo() {
+  const pc = new RTCPeerConnection();
+  peer = pc;
+  pc.addTransceiver('video', { direction: 'recvonly' });
+  pc.ontrack = (event) => { $('#live').srcObject = event.streams[0] || new MediaStream([event.track]); };
+  pc.onconnectionstatechange = () => {
+    $('#video-state').textContent = pc.connectionState;
+    if (pc.connectionState === 'failed') setTimeout(restartVideo, 2000);
+  };
+  await pc.setLocalDescription(await pc.createOffer());
+  // No trickle: the offer goes with every candidate.
+  await new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete') return resolve();
+    pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') resolve(); };
+    setTimeout(resolve, 3000);
+  });
+  const response = await api('POST', '/whep', {
+    headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription.sdp,
+  });
+  session = response.headers.get('Location');
+  await pc.setRemoteDescription({ type: 'answer', sdp: await response.text() });
+}
+
+function stopVideo() {
+  if (session) fetch(session, { method: 'DELETE', credentials: 'same-origin', keepalive: true });
+  session = null;
+  if (peer) peer.close();
+  peer = null;
+}
+
+function restartVideo() {
+  stopVideo();
+  startVideo().catch(showError);
+}
+
+/** The receiver's jitter-buffer delay: what the page adds to the network's latency. */
+async function showLatency() {
+  if (!peer) return;
+  const stats = await peer.getStats();
+  stats.forEach((report) => {
+    if (report.type === 'inbound-rtp' && report.kind === 'video' && report.jitterBufferEmittedCount) {
+      const ms = 1000 * report.jitterBufferDelay / report.jitterBufferEmittedCount;
+      $('#latency').textContent = `buffer ${ms.toFixed(0)} ms, ${report.framesPerSecond || 0} fps`;
+    }
+  });
+}
+
+// --- Buttons ------------------------------------------------------------------------
+let recordingSince = null;
+
+$('#still').onclick = async () => {
+  try {
+    showError(null);
+    const blob = await (await api('POST', '/photo')).blob();
+    const url = URL.createObjectURL(blob);
+    $('#still-image').src = url;
+    $('#still-link').href = url;
+    $('#last-still').hidden = false;
+  } catch (error) { showError(error); }
+};
+
+$('#record').onclick = async () => {
+  try {
+    showError(null);
+    await api('POST', recordingSince ? '/recording/stop' : '/recording/start');
+    await refreshStatus();
+    await refreshRecordings();
+  } catch (error) { showError(error); }
+};
+
+$('#clip').onclick = async () => {
+  const button = $('#clip');
+  try {
+    showError(null);
+    button.disabled = true;
+    const blob = await (await api('POST', '/clip?seconds=5')).blob();
+    $('#clip-link').href = URL.createObjectURL(blob);
+    $('#clip-result').hidden = false;
+  } catch (error) { showError(error); } finally { button.disabled = false; }
+};
+
+function showRecording(state) {
+  const on = state === 'recording';
+  if (on && !recordingSince) recordingSince = Date.now();
+  if (!on) recordingSince = null;
+  $('#record').textContent = on ? 'Stop recording' : 'Start recording';
+  $('#record').classList.toggle('on', on);
+  $('#elapsed').textContent = on ? '' : (state === 'idle' ? '' : state);
+}
+
+setInterval(() => {
+  if (recordingSince) {
+    const s = Math.floor((Date.now() - recordingSince) / 1000);
+    $('#elapsed').textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  }
+}, 500);
+
+// --- Status, recordings, events -------------------------------------------------------
+async function refreshStatus() {
+  const status = await (await api('GET', '/status')).json();
+  const camera = $('#camera');
+  camera.textContent = `${status.camera || 'camera'}: ${status.state}${status.problem ? ' — ' + status.problem : ''}`;
+  camera.className = `badge ${status.state}`;
+  $('#disk').textContent = `${bytes(status.disk_free_bytes)} free`;
+  $('#angle').textContent = status.orientation ?? '–';
+  if (status.webrtc) $('#viewers').textContent = `${status.webrtc.viewers} viewer${status.webrtc.viewers === 1 ? '' : 's'}`;
+  showRecording(status.recording.state);
+}
+
+async function refreshRecordings() {
+  const list = await (await api('GET', '/recordings')).json();
+  const body = $('#recordings');
+  body.replaceChildren(...list.map((file) => {
+    const row = document.createElement('tr');
+    const link = document.createElement('a');
+    link.href = `/recordings/${encodeURIComponent(file.name)}`;
+    link.download = file.name;
+    link.textContent = file.name;
+    const thumbnail = document.createElement('img');
+    thumbnail.className = 'thumbnail';
+    thumbnail.loading = 'lazy';
+    thumbnail.alt = '';
+    thumbnail.src = `/recordings/${encodeURIComponent(file.name)}/thumbnail`;
+    const cells = [thumbnail, link, file.kind, new Date(file.modified).toLocaleString(), bytes(file.bytes)];
+    for (const value of cells) {
+      const cell = document.createElement('td');
+      cell.append(value);
+      row.append(cell);
+    }
+    return row;
+  }));
+}
+
+function listen() {
+  const events = new EventSource('/events', { withCredentials: true });
+  events.addEventListener('orientation', (event) => { $('#angle').textContent = JSON.parse(event.data).angle; });
+  for (const kind of ['recording-started', 'recording-stopped', 'photo', 'event', 'deleted']) {
+    events.addEventListener(kind, () => { refreshStatus().catch(showError); refreshRecordings().catch(showError); });
+  }
+  events.addEventListener('error', (event) => { if (event.data) showError(new Error(JSON.parse(event.data).message)); });
+}
+
+// --- Start, after the token when the API asks for one -----------------------------------
+// The token is sent once, in a header, for an HttpOnly session cookie; the page keeps no copy.
+$('#login').onsubmit = async (event) => {
+  event.preventDefault();
+  try {
+    await api('POST', '/session', { headers: { Authorization: `Bearer ${$('#token').value}` } });
+    $('#token').value = '';
+    $('#login').hidden = true;
+    start();
+  } catch (error) { showError(error); }
+};
+
+let started = false;
+async function start() {
+  try {
+    await refreshStatus();
+  } catch (error) {
+    if (error.status === 401) { $('#login').hidden = false; return; }
+    showError(error);
+  }
+  if (started) return;
+  started = true;
+  startVideo().catch(showError);
+  listen();
+  refreshRecordings().catch(showError);
+  setInterval(() => { refreshStatus().catch(showError); showLatency(); }, 2000);
+}
+
+window.addEventListener('pagehide', stopVideo);
+start();
