@@ -61,18 +61,30 @@ final class MP4FileTests: XCTestCase {
             XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(path), 45, mode.name)
         }
         // Unfinished fragmented files, as a failed write leaves them (streamable: mp4mux never
-        // goes back to finalize the file), cut at 11 places.
+        // goes back to finalize the file), cut at 11 places and in the middle of a moof.
         for (name, properties) in [("dash", "fragment-duration=200 fragment-mode=dash-or-mss"),
                                    ("finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise")] {
             let whole = dir.appendingPathComponent("\(name)-whole.mp4").path
             try Self.record(whole, muxer: properties + " streamable=true", frames: 90)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
-            for k in 1...11 {
-                let cut = dir.appendingPathComponent("\(name)-\(k).mp4").path
-                try bytes.prefix(bytes.count * k / 12).write(to: URL(fileURLWithPath: cut))
+            let moofs = try MP4File.inspect(path: whole).boxes.filter { $0.type == "moof" }
+            // (first-moov-then-finalise ends, at EOS, as one mdat and a moov: no moof to cut.)
+            if name == "dash" { XCTAssertGreaterThanOrEqual(moofs.count, 3, "\(name): \(moofs)") }
+            let cuts = (1...11).map { (bytes.count * $0 / 12, "\($0)/12") }
+                + moofs.dropFirst().prefix(1).map { ($0.offset + $0.size / 2, "mid-moof") }
+            for (length, place) in cuts {
+                let label = "\(name) cut at \(place) (\(length) of \(bytes.count) bytes)"
+                let cut = dir.appendingPathComponent("\(name)-cut.mp4").path
+                try bytes.prefix(length).write(to: URL(fileURLWithPath: cut))
+                // ffmpeg reads nothing at all of a file that ends inside a moof: there, what
+                // it reads of the file up to that moof is what the cut file holds whole.
+                let torn = moofs.first { $0.offset < length && length < $0.end }
+                let reference = dir.appendingPathComponent("\(name)-reference.mp4").path
+                try bytes.prefix(torn?.offset ?? length).write(to: URL(fileURLWithPath: reference))
                 let plumb = try MP4File.videoSampleCount(path: cut)
-                let ffprobe = try IndependentReaders.ffprobeFrameCount(cut)
-                XCTAssertEqual(plumb, ffprobe, "\(name) cut at \(k)/12 of \(bytes.count) bytes")
+                let ffprobe = try IndependentReaders.ffprobeFrameCount(reference)
+                XCTAssertEqual(plumb, ffprobe, label)
+                if place == "mid-moof" { XCTAssertGreaterThan(ffprobe, 0, label) }
             }
         }
     }

@@ -82,7 +82,7 @@ final class ConnectionLifetimeTests: XCTestCase {
 
         await eventually("every exchange ended") { s.server.activeExchanges == 0 && channel.subscriberCount == 0 }
         // The server closes what the clients left at once: no timeout is involved.
-        await eventually("descriptors return to \(fds) (+2)", timeout: .seconds(5)) { openFileDescriptors() <= fds + 2 }
+        await eventually("descriptors return to \(fds) (+2)") { openFileDescriptors() <= fds + 2 }
         let fdsAfter = openFileDescriptors()
         let rssAfter = residentBytes()
         print("\(rounds * 9) requests on \(rounds * 5) connections in \(elapsed): descriptors \(fds) -> \(fdsAfter), "
@@ -155,7 +155,7 @@ final class ConnectionLifetimeTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(after, .milliseconds(950), "a \(kind) connection was closed before the timeout")
         }
         await eventually("the server holds no connection") { s.server.openConnections == 0 }
-        await eventually("descriptors return to \(fds)", timeout: .seconds(5)) { openFileDescriptors() <= fds }
+        await eventually("descriptors return to \(fds)") { openFileDescriptors() <= fds }
         XCTAssertLessThanOrEqual(openFileDescriptors(), fds)
         // And it still serves.
         let ok = try await onThread { try RawConnection(port: port).request("GET", "/status").status }

@@ -135,6 +135,31 @@ func ownThreadCount() -> Int {
     }.count
 }
 
+/// What the descriptors of this process point at (`/proc/self/fd/N` -> `socket:[…]`, a path).
+func openFileDescriptorTargets() -> [String] {
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return fds.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "?" }
+}
+
+/// The names of the threads `ownThreadCount` counts.
+func ownThreadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.map { task in
+        ((try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "?")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }.filter { !($0.contains("qos") || $0.contains("overcommit")) }
+}
+
+/// What `now` holds that `before` did not (counted: two of a kind where there was one is one more).
+func added(_ now: [String], to before: [String]) -> [String] {
+    var left = Dictionary(before.map { ($0, 1) }, uniquingKeysWith: +)
+    return now.filter { item in
+        guard let n = left[item], n > 0 else { return true }
+        left[item] = n - 1
+        return false
+    }
+}
+
 /// Whether something accepts TCP connections on 127.0.0.1:port.
 func isListening(port: UInt16) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
