@@ -7,10 +7,7 @@ import XCTest
 /// leaves the old camera running and the answer says why.
 final class ServeCameraSwitchTests: XCTestCase {
     func testSwitchingToAnImageAndBackKeepsConsumersAndTheRecording() throws {
-        let red = try temporaryDirectory(self).appendingPathComponent("red.png")
-        let g = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-f", "lavfi", "-i",
-                                                                 "color=red:s=320x240", "-frames:v", "1", red.path])
-        XCTAssertEqual(g.code, 0, g.stderr)
+        let red = try TestPictures(self).plain("red")
         let serve = try ServeProcess(self)
         let events = try EventTap(serve, self)
         let started = try serve.curl("POST", "/recording/start")
@@ -76,10 +73,7 @@ final class ServeCameraSwitchTests: XCTestCase {
     /// first, recording-started for the second), both playable at their own sizes; the
     /// switch back at the same size keeps the second file. A bad size is a 400.
     func testASwitchToAnotherSizeGoesOnInASecondFile() throws {
-        let red = try temporaryDirectory(self).appendingPathComponent("red.png")
-        let g = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-f", "lavfi", "-i",
-                                                                 "color=red:s=320x240", "-frames:v", "1", red.path])
-        XCTAssertEqual(g.code, 0, g.stderr)
+        let red = try TestPictures(self).plain("red")
         let serve = try ServeProcess(self)
         let events = try EventTap(serve, self)
         XCTAssertEqual(try serve.curl("POST", "/camera?device=test&size=641x480").status, 400)

@@ -5,29 +5,45 @@ import PlumbTestSupport
 import XCTest
 import GLib
 
-/// A running stand-in source (test pattern -> encoded preview) and an RTSP preview of it,
-/// both torn down when the test ends.
-struct PreviewRig {
-    let source: PreviewTestSource
+/// An RTSP preview of a stream, served from a context thread of its own; stopped (the
+/// server, then its thread) when the test ends, or earlier by `stop`.
+struct ServedPreview {
     let preview: RTSPPreview
     let loop: MainContextThread
 
     var url: String { preview.url }
 
+    static func start(_ test: XCTestCase, stream: EncodedStream,
+                      configuration: RTSPPreview.Configuration = .init(port: 0)) throws -> ServedPreview {
+        let loop = MainContextThread(name: "rtsp-preview-test")
+        let served = ServedPreview(preview: try RTSPPreview(stream: stream, configuration: configuration), loop: loop)
+        test.addTeardownBlock { served.stop() }
+        try served.preview.start(on: loop.context)
+        return served
+    }
+
+    func stop() {
+        preview.stop()
+        loop.stop()
+    }
+}
+
+/// A running stand-in source (test pattern -> encoded preview) and an RTSP preview of it,
+/// both torn down when the test ends.
+struct PreviewRig {
+    let source: PreviewTestSource
+    let served: ServedPreview
+
+    var preview: RTSPPreview { served.preview }
+    var url: String { served.url }
+
     static func start(_ test: XCTestCase, size: VideoSize = VideoSize(width: 320, height: 240), rate: Int = 30,
                       encoding: PreviewEncoding = PreviewEncoding(keyframeInterval: 3000),
                       configuration: RTSPPreview.Configuration = .init(port: 0)) throws -> PreviewRig {
         let source = try PreviewTestSource(size: size, rate: rate, encoding: encoding)
-        let loop = MainContextThread(name: "rtsp-preview-test")
-        let preview = try RTSPPreview(stream: source.stream, configuration: configuration)
-        test.addTeardownBlock {
-            preview.stop()
-            loop.stop()
-            source.stop()
-        }
+        test.addTeardownBlock { source.stop() }  // runs after the preview's own teardown
         try source.start()
-        try preview.start(on: loop.context)
-        return PreviewRig(source: source, preview: preview, loop: loop)
+        return PreviewRig(source: source, served: try ServedPreview.start(test, stream: source.stream, configuration: configuration))
     }
 }
 

@@ -226,13 +226,8 @@ final class EncodedPreviewOutputTests: XCTestCase {
                                                     rate: FrameRate(30))
         let output = EncodedPreviewOutput(encoding: PreviewEncoding(keyframeInterval: 3000))
         try await session.attach(output)
-        let loop = MainContextThread(name: "session-rtsp-test")
-        let preview = try RTSPPreview(stream: output.stream, configuration: .init(port: 0))
-        try preview.start(on: loop.context)
-        defer {
-            preview.stop()
-            loop.stop()
-        }
+        let preview = try ServedPreview.start(self, stream: output.stream)
+        defer { preview.stop() }
         let (probe, err) = try Probe.live(preview.url)
         XCTAssertEqual(probe?.width, 320, err)
         XCTAssertEqual(probe?.height, 240, err)

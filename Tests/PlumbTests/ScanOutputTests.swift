@@ -222,13 +222,7 @@ final class ScanOutputTests: XCTestCase {
         let session = try await open(try picture(codes: codes))
         let preview = EncodedPreviewOutput(encoding: PreviewEncoding(keyframeInterval: 3000))
         try await session.attach(preview)
-        let loop = MainContextThread(name: "scan-rtsp-test")
-        let rtsp = try RTSPPreview(stream: preview.stream, configuration: .init(port: 0))
-        try rtsp.start(on: loop.context)
-        addTeardownBlock {
-            rtsp.stop()
-            loop.stop()
-        }
+        let rtsp = try ServedPreview.start(self, stream: preview.stream)
         let found = Counter()
         let texts = Mutex<Set<String>>([])
         let scanner = try ScanOutput(options: ScanOptions(types: [.qr], rate: 30, forgetAfter: .milliseconds(300))) { d in

@@ -9,15 +9,6 @@ import XCTest
 /// stays one playable file with both cameras' frames; a camera that cannot open leaves the
 /// old one running.
 final class SwitchCameraTests: XCTestCase {
-    /// A one-colour PNG made by ffmpeg (an independent writer).
-    private func makeImage(colour: String) throws -> URL {
-        let url = try temporaryDirectory(self).appendingPathComponent("\(colour).png")
-        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-f", "lavfi", "-i",
-                                                                 "color=\(colour):s=320x240", "-frames:v", "1", url.path])
-        XCTAssertEqual(r.code, 0, r.stderr)
-        return url
-    }
-
     /// Every frame's presentation time in a file, as ffprobe reads it.
     private func frameTimes(_ path: String) throws -> [Double] {
         let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0",
@@ -39,7 +30,7 @@ final class SwitchCameraTests: XCTestCase {
     }
 
     func testPatternToImageAndBackWithARecordingRunning() async throws {
-        let red = try CameraSource.resolve("image:" + (try makeImage(colour: "red")).path)
+        let red = try CameraSource.resolve("image:" + (try TestPictures(self).plain("red")).path)
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240), rate: FrameRate(30))
         addTeardownBlock { await session.close() }
         let movie = try temporaryDirectory(self).appendingPathComponent("switch.mp4")
@@ -112,18 +103,12 @@ final class SwitchCameraTests: XCTestCase {
     /// first frame, both files playable, with no frame lost beyond the source's restart.
     /// The switch back to the pattern at the same 480x360 keeps the second file.
     func testASwitchToOtherCapsGoesOnInANewFileAndTheSameCapsInTheSameFile() async throws {
-        let red = try CameraSource.resolve("image:" + (try makeImage(colour: "red")).path)
+        let red = try CameraSource.resolve("image:" + (try TestPictures(self).plain("red")).path)
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240), rate: FrameRate(30))
         addTeardownBlock { await session.close() }
         let output = EncodedPreviewOutput(encoding: PreviewEncoding(keyframeInterval: 3000))
         try await session.attach(output)
-        let loop = MainContextThread(name: "switch-rtsp-test")
-        let preview = try RTSPPreview(stream: output.stream, configuration: .init(port: 0))
-        try preview.start(on: loop.context)
-        addTeardownBlock {
-            preview.stop()
-            loop.stop()
-        }
+        let preview = try ServedPreview.start(self, stream: output.stream)
         let movie = try temporaryDirectory(self).appendingPathComponent("switch-caps.mp4")
         let recording = try await session.startRecording(to: movie)
         let viewer = try FFmpegViewer(preview.url, transport: "tcp", seconds: 6)
@@ -183,7 +168,7 @@ final class SwitchCameraTests: XCTestCase {
     /// waits for that move, then moves the new segment: each frame in one file, every file
     /// playable at one size.
     func testASwitchDuringASegmentRollWaitsForIt() async throws {
-        let red = try CameraSource.resolve("image:" + (try makeImage(colour: "red")).path)
+        let red = try CameraSource.resolve("image:" + (try TestPictures(self).plain("red")).path)
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240), rate: FrameRate(30))
         addTeardownBlock { await session.close() }
         let folder = try temporaryDirectory(self)

@@ -58,6 +58,15 @@ public struct TestPictures {
         return url
     }
 
+    /// A picture of one colour (ffmpeg's colour names), 320x240 unless told.
+    public func plain(_ colour: String, width: Int = 320, height: Int = 240) throws -> URL {
+        let url = folder.appendingPathComponent("\(colour)-\(UUID().uuidString).png")
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-f", "lavfi", "-i",
+                                                                 "color=\(colour):s=\(width)x\(height)", "-frames:v", "1", url.path])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        return url
+    }
+
     /// A 640x480 white picture with a black grid: lines 2 px thick every 40 px (ffmpeg's drawgrid).
     public func grid() throws -> URL {
         let url = folder.appendingPathComponent("grid-\(UUID().uuidString).png")
