@@ -15,6 +15,22 @@ public final class AppSink: Element, @unchecked Sendable {  // as Element: a fix
         self.init(raw: UnsafeMutableRawPointer(e))
     }
 
+    /// An appsink that hands `handler` each frame on the streaming thread and never holds
+    /// one back: not synced to the clock, at most one buffer queued (a newer one replaces
+    /// it), no last-sample copy. For outputs that want the newest frame, not every frame.
+    public static func newestFrame(name: String, _ handler: @escaping @Sendable (Sample) -> Void) throws -> AppSink {
+        let sink = try AppSink(name: name)
+        try sink.set("sync", false)
+        try sink.set("max-buffers", 1)
+        try sink.set("drop", true)
+        try sink.set("enable-last-sample", false)
+        sink.onNewSample { sink in
+            guard let sample = sink.pull(timeout: .zero) else { return }
+            handler(sample)
+        }
+        return sink
+    }
+
     /// Wraps an element that is an appsink (found in a parsed pipeline); nil otherwise.
     public convenience init?(_ element: Element) {
         guard element.isA("GstAppSink") else { return nil }

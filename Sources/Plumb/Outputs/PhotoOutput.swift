@@ -60,16 +60,8 @@ public final class PhotoOutput: CaptureOutput {
     }
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
-        let sink = try AppSink(name: "frames")
-        try sink.set("sync", false)
-        try sink.set("max-buffers", 1)
-        try sink.set("drop", true)
-        try sink.set("enable-last-sample", false)
-        sink.onNewSample { [weak self] sink in
-            // Streaming thread: take the frame and hand it to the encoder's queue.
-            guard let sample = sink.pull(timeout: .zero) else { return }
-            self?.frameArrived(sample)
-        }
+        // Streaming thread: the frame goes to the encoder's queue.
+        let sink = try AppSink.newestFrame(name: "frames") { [weak self] sample in self?.frameArrived(sample) }
         try bin.add(sink)
         state.withLock {
             $0.camera = camera

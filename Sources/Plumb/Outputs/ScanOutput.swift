@@ -76,15 +76,7 @@ public final class ScanOutput: CaptureOutput {
         let convert = try Element(factory: "videoconvert", name: "scan-convert")
         let caps = try Element(factory: "capsfilter", name: "scan-caps")
         try caps.set("caps", try Caps("video/x-raw,format=GRAY8,width=\(width),height=\(height),framerate=\(options.rate)/1"))
-        let sink = try AppSink(name: "scan-frames")
-        try sink.set("sync", false)
-        try sink.set("max-buffers", 1)
-        try sink.set("drop", true)
-        try sink.set("enable-last-sample", false)
-        sink.onNewSample { [weak self] sink in
-            guard let sample = sink.pull(timeout: .zero) else { return }
-            self?.scan(sample)
-        }
+        let sink = try AppSink.newestFrame(name: "scan-frames") { [weak self] sample in self?.scan(sample) }
         try bin.add(rate, scale, convert, caps, sink)
         try rate.link(to: scale)
         try scale.link(to: convert)
