@@ -61,7 +61,7 @@ final class MP4FileTests: XCTestCase {
             XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(path), 45, mode.name)
         }
         // Unfinished fragmented files, as a failed write leaves them (streamable: mp4mux never
-        // goes back to finalize the file), cut at 11 places and in the middle of a moof.
+        // goes back to finalize the file), cut at 11 places and all through a moof.
         for (name, properties) in [("dash", "fragment-duration=200 fragment-mode=dash-or-mss"),
                                    ("finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise")] {
             let whole = dir.appendingPathComponent("\(name)-whole.mp4").path
@@ -71,7 +71,9 @@ final class MP4FileTests: XCTestCase {
             // (first-moov-then-finalise ends, at EOS, as one mdat and a moov: no moof to cut.)
             if name == "dash" { XCTAssertGreaterThanOrEqual(moofs.count, 3, "\(name): \(moofs)") }
             let cuts = (1...11).map { (bytes.count * $0 / 12, "\($0)/12") }
-                + moofs.dropFirst().prefix(1).map { ($0.offset + $0.size / 2, "mid-moof") }
+                + moofs.dropFirst().prefix(1).flatMap { moof in
+                    stride(from: moof.offset + 1, to: moof.end, by: 11).map { ($0, "\($0 - moof.offset) bytes into a moof") }
+                }
             for (length, place) in cuts {
                 let label = "\(name) cut at \(place) (\(length) of \(bytes.count) bytes)"
                 let cut = dir.appendingPathComponent("\(name)-cut.mp4").path
@@ -84,9 +86,52 @@ final class MP4FileTests: XCTestCase {
                 let plumb = try MP4File.videoSampleCount(path: cut)
                 let ffprobe = try IndependentReaders.ffprobeFrameCount(reference)
                 XCTAssertEqual(plumb, ffprobe, label)
-                if place == "mid-moof" { XCTAssertGreaterThan(ffprobe, 0, label) }
+                if torn != nil { XCTAssertGreaterThan(ffprobe, 0, label) }
             }
         }
+    }
+
+    /// A fragment header a failed write cut short (a full disk) is cut off, and then ffprobe
+    /// reads every whole fragment before it; a file cut anywhere else is left byte for byte.
+    func testATornFragmentHeaderIsCutOffAndTheWholeFragmentsPlay() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let whole = dir.appendingPathComponent("whole.mp4").path
+        try Self.record(whole, muxer: "fragment-duration=200 fragment-mode=dash-or-mss streamable=true", frames: 90)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let boxes = try MP4File.inspect(path: whole).boxes
+        let moofs = boxes.filter { $0.type == "moof" }
+        XCTAssertGreaterThanOrEqual(moofs.count, 3, "\(boxes)")
+        guard moofs.count >= 3 else { return }
+
+        let reference = dir.appendingPathComponent("reference.mp4").path
+        try bytes.prefix(moofs[2].offset).write(to: URL(fileURLWithPath: reference))
+        let expected = try IndependentReaders.ffprobeFrameCount(reference)
+        XCTAssertGreaterThan(expected, 0)
+        // Cut all through the moof, from its whole header on (fewer bytes do not say what box
+        // they start; they hide no frame either): ffmpeg reads nothing of most of these.
+        var asCut: [Int] = []
+        let torn = dir.appendingPathComponent("torn.mp4").path
+        for length in stride(from: moofs[2].offset + 8, to: moofs[2].end, by: 7) {
+            try bytes.prefix(length).write(to: URL(fileURLWithPath: torn))
+            asCut.append(try IndependentReaders.ffprobeFrameCount(torn))
+            let label = "torn \(length - moofs[2].offset) bytes into a \(moofs[2].size)-byte moof"
+            XCTAssertEqual(try MP4File.trimTornFragment(path: torn), length - moofs[2].offset, label)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: torn)), bytes.prefix(moofs[2].offset), label)
+            XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(torn), expected, label)
+            XCTAssertEqual(try MP4File.videoSampleCount(path: torn), expected, label)
+            XCTAssertNil(try MP4File.trimTornFragment(path: torn), "a second trim finds nothing to cut, \(label)")
+        }
+        print("frames ffprobe reads of a file torn inside a moof, untrimmed: \(asCut); trimmed: \(expected)")
+
+        let mdat = try XCTUnwrap(boxes.first { $0.type == "mdat" && $0.offset > moofs[1].offset })
+        for (name, length) in [("whole", bytes.count), ("mid-mdat", mdat.offset + mdat.size / 2), ("after-moof", moofs[1].end),
+                               ("mid-mdat-header", mdat.offset + 4)] {
+            let path = dir.appendingPathComponent("\(name).mp4").path
+            if name != "whole" { try bytes.prefix(length).write(to: URL(fileURLWithPath: path)) }
+            XCTAssertNil(try MP4File.trimTornFragment(path: path), name)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes.prefix(length), name)
+        }
+        XCTAssertThrowsError(try MP4File.trimTornFragment(path: dir.appendingPathComponent("missing.mp4").path))
     }
 
     func testVersion1TrackHeadersFromAnotherMuxer() throws {

@@ -70,6 +70,8 @@ final class EventClipWriter: Sendable {
         case .failed(let error): error
         case .aborted: GStreamerError(message: "the clip was torn down before it was finished")
         }
+        // A fragment header the failure cut short is cut off: readers would find no frame at all.
+        if failure != nil { _ = try? MP4File.trimTornFragment(path: temporary.path) }
         var info = stat()
         if stat(temporary.path, &info) == 0, info.st_size > 0 {
             if rename(temporary.path, target.path) != 0 {

@@ -369,8 +369,10 @@ public final class RecordingOutput: CaptureOutput {
 
     /// The facts of a file whose branch failed: the frames a reader finds in it (the muxer
     /// was given more: on a full disk the fragment being written is lost), its length from
-    /// them, and the cause.
+    /// them, and the cause. A fragment header the failure cut short is cut off first, or no
+    /// reader would find any frame (the branch is down: nothing writes the file any more).
     private func facts(failedWith error: any Error) -> RecordingFacts {
+        _ = try? MP4File.trimTornFragment(path: url.path)
         var facts = facts()
         let rate = state.withLock { $0.rate.perSecond }
         facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
