@@ -55,7 +55,7 @@ let package = Package(
         // The `plumb` executable: arguments, commands, signals.
         .executableTarget(name: "PlumbCLI",
                           dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"]),
-        .executableTarget(name: "PlumbBench", dependencies: ["Plumb", "PlumbRotation", "GStreamer", "GLib"]),
+        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"]),
 
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", dependencies: ["PlumbRotation"], path: "Tests/Support"),

@@ -51,6 +51,8 @@ TABLE = [
     ("rtsp.cpu_per_consumer_pct", "plumb serve CPU per extra RTSP consumer (% of a core)", "", None),
     ("idle.cpu_pct", "plumb serve idle, 640x480, nothing attached (% of a core)", "", None),
     ("idle.preview_off_saving_pct", "idle daemon CPU saved by encoding the preview on demand (%)", "", None),
+    ("retention.pass_ms.p50", "retention pass, 50 000 files, max-bytes and max-age set, folder unchanged, p50 (ms)", "", None),
+    ("retention.churn_pass_ms.p50", "  a file added and one deleted since the last pass, p50 (ms)", "", None),
     ("rotation_cost.burn_in_cpu_ratio", "720p30 recording: --burn-in / metadata rotation CPU", "", None),
     ("rotation_cost.metadata_cpu_ratio", "720p30 recording: metadata rotation / no rotation CPU", "<= 1.01", lambda v: v <= 1.01),
     ("webrtc.first_frame_ms", "control page load -> first decoded WebRTC frame, chromium, median (ms)", "", None),

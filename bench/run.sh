@@ -21,6 +21,7 @@ stages=(
     "rotation|rotation latency (640x480)|$bin/plumb-bench rotation-latency --size 640x480 --fps 30 --turns 20"
     "rtsp|RTSP time to first frame, TCP and UDP|bash $root/bench/rtsp-preview.sh $plumb --joins 5 --first-frame-only"
     "idle|the engine: camera alone vs camera + a preview encoder|$bin/plumb-bench idle --size 640x480 --seconds 4"
+    "retention|a retention pass on a folder of 50 000 recordings|$bin/plumb-bench retention --files 50000 --passes 20"
     "costs|plumb serve CPU/RSS against resolution and outputs, RTSP glass-to-glass|$python $root/bench/serve_cost.py $plumb 2.5"
     "webrtc|WebRTC in headless chromium: first frame, glass-to-glass|bash $root/bench/webrtc-browser.sh $plumb 4"
 )

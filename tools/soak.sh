@@ -4,7 +4,7 @@
 # the rotation replayed (a turn every 20 s on standard input), an RTSP consumer (ffmpeg)
 # attached throughout, a photo every few seconds (POST /photo and SIGUSR1 in turn) and an
 # event trigger (POST /event, when the API has it). Then SIGTERM, and the checks: RSS at
-# start (after a warm-up) and end, every file read by ffprobe, no gap between segments
+# start (after a warm-up), each minute and at the end, every file read by ffprobe, no gap between segments
 # (consecutive names vs durations, and all frames recorded vs the time recorded), every
 # recorded file either present or logged as deleted, the consumer still connected.
 # Not part of `make test`. Usage: tools/soak.sh [path/to/plumb]
@@ -79,8 +79,14 @@ rss_start=$(rss)
 echo "RSS after warm-up: $rss_start kB"
 photos=0 photo_failures=0 triggers=0 trigger_failures=0 round=0
 end=$(( $(date +%s) + minutes * 60 ))
+# RSS once a minute: a steady climb is a leak, a rise that levels off is warm-up.
+rss_series=$rss_start next_sample=$(( $(date +%s) + 60 ))
 while [ "$(date +%s)" -lt "$end" ]; do
     round=$((round + 1))
+    if [ "$(date +%s)" -ge "$next_sample" ]; then
+        rss_series="$rss_series $(rss)"
+        next_sample=$((next_sample + 60))
+    fi
     if [ $((round % 2)) -eq 0 ]; then
         kill -USR1 "$pid"
     else
@@ -136,6 +142,7 @@ first=$(sed -n 's/.*plumb serve: recording to .*\/\([^/]*\)\.mp4$/\1/p' "$log" |
 first_start=$(date -u -d "$(echo "${first:0:20}" | sed 's/T\(..\)-\(..\)-\(..\)Z/ \1:\2:\3/')" +%s)
 span=$((stopped - first_start))
 echo "RSS: $rss_start kB after warm-up, $rss_end kB at the end ($(( (rss_end - rss_start) )) kB)"
+echo "RSS each minute (kB): $rss_series $rss_end"
 echo "segments present: $segments ($present .mp4 in all), recorded: $recorded, lost: $lost, deletions logged: $deleted, stills present: $stills"
 echo "photos: $photos over HTTP ($photo_failures failed), SIGUSR1 every other round; event triggers: $triggers ($trigger_failures failed), event clips saved: $events_saved"
 echo "frames recorded: $frames in about $span s ($(( span * fps )) expected at $fps fps)"

@@ -77,7 +77,6 @@ enum Bench {
         Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
     }
 
-    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
 
     private static func report(_ label: String, _ values: [Double]) {
         guard !values.isEmpty else { return print("\(label): no samples") }

@@ -9,21 +9,10 @@ enum IdleBench {
     static let usage = "usage: plumb-bench idle [--size WxH] [--fps N] [--seconds S]"
 
     static func main(_ arguments: [String]) async -> Never {
-        var args = arguments
-        var size = VideoSize(width: 640, height: 480)
-        var fps = 30
-        var seconds = 5.0
-        while !args.isEmpty {
-            let flag = args.removeFirst()
-            guard let value = args.first else { fail("\(flag) needs a value\n\(usage)", code: 2) }
-            args.removeFirst()
-            switch flag {
-            case "--size": size = VideoSize(parsing: value) ?? { fail("--size wants WxH, not \(value)", code: 2) }()
-            case "--fps": fps = Int(value) ?? { fail("--fps wants a number, not \(value)", code: 2) }()
-            case "--seconds": seconds = Double(value).flatMap { $0 > 0 ? $0 : nil } ?? { fail("--seconds wants a positive number, not \(value)", code: 2) }()
-            default: fail("unknown option \(flag)\n\(usage)", code: 2)
-            }
-        }
+        let options = BenchOptions(arguments, usage: usage, valued: ["--size", "--fps", "--seconds"])
+        let size = options.size("--size", default: VideoSize(width: 640, height: 480))
+        let fps = options.int("--fps", default: 30, positive: true)
+        let seconds = options.double("--seconds", default: 5)
         do {
             let session = try await CaptureSession.open(.testPattern(), size: size, rate: FrameRate(fps))
             let camera = try await measure(seconds)
@@ -59,5 +48,4 @@ enum IdleBench {
         return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan) / 1024
     }
 
-    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
 }

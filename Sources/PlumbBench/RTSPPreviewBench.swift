@@ -95,34 +95,19 @@ final class Mutexed<T>: @unchecked Sendable {  // `value` is only touched under 
 // MARK: rtsp-preview
 
 func rtspPreview(_ arguments: [String]) {
-    var size = VideoSize(width: 640, height: 480)
-    var fps = 30
-    var joins = 10
-    var seconds = 10.0
-    var pattern = "snow"
-    var transport = "tcp"
-    var bitrate = 1500
-    var firstFrameOnly = false
-    var args = arguments[...]
-    while let flag = args.popFirst() {
-        if flag == "--first-frame-only" {
-            firstFrameOnly = true
-            continue
-        }
-        guard let value = args.popFirst() else { fail("\(flag) needs a value") }
-        switch flag {
-        case "--size": size = VideoSize(parsing: value) ?? { fail("--size wants WxH, e.g. 640x480") }()
-        case "--fps": fps = Int(value) ?? { fail("--fps wants a number") }()
-        case "--joins": joins = Int(value) ?? { fail("--joins wants a number") }()
-        case "--seconds": seconds = Double(value) ?? { fail("--seconds wants a number") }()
-        case "--pattern": pattern = value
-        case "--bitrate": bitrate = Int(value) ?? { fail("--bitrate wants kbit/s") }()
-        case "--transport":
-            guard ["tcp", "udp"].contains(value) else { fail("--transport wants tcp or udp") }
-            transport = value
-        default: fail("unknown option \(flag)")
-        }
-    }
+    let usage = "usage: plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern P] "
+        + "[--transport tcp|udp] [--bitrate KBITS] [--first-frame-only]"
+    let options = BenchOptions(arguments, usage: usage,
+                               valued: ["--size", "--fps", "--joins", "--seconds", "--pattern", "--transport", "--bitrate"],
+                               switches: ["--first-frame-only"])
+    let size = options.size("--size", default: VideoSize(width: 640, height: 480))
+    let fps = options.int("--fps", default: 30, positive: true)
+    let joins = options.int("--joins", default: 10, positive: true)
+    let seconds = options.double("--seconds", default: 10)
+    let pattern = options.string("--pattern", default: "snow")
+    let transport = options.string("--transport", default: "tcp", oneOf: ["tcp", "udp"])
+    let bitrate = options.int("--bitrate", default: 1500, positive: true)
+    let firstFrameOnly = options.isSet("--first-frame-only")
     let encoding = PreviewEncoding(bitrate: bitrate, keyframeInterval: 3000)
     let source: PreviewTestSource
     let preview: RTSPPreview

@@ -22,26 +22,11 @@ enum RotationBench {
     static let usage = "usage: plumb-bench rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]"
 
     static func main(_ arguments: [String]) async -> Never {
-        var args = arguments
-        var size = VideoSize(width: 640, height: 480)
-        var fps = 30
-        var turns = 20
-        var layout = PreviewRotator.Layout.rotate
-        while !args.isEmpty {
-            let flag = args.removeFirst()
-            if flag == "--letterbox" {
-                layout = .letterbox(nil)
-                continue
-            }
-            guard let value = args.first else { fail("\(flag) needs a value\n\(usage)", code: 2) }
-            args.removeFirst()
-            switch flag {
-            case "--size": size = VideoSize(parsing: value) ?? { fail("--size wants WxH, not \(value)", code: 2) }()
-            case "--fps": fps = Int(value) ?? { fail("--fps wants a number, not \(value)", code: 2) }()
-            case "--turns": turns = Int(value).flatMap { $0 > 0 ? $0 : nil } ?? { fail("--turns wants a positive number, not \(value)", code: 2) }()
-            default: fail("unknown option \(flag)\n\(usage)", code: 2)
-            }
-        }
+        let options = BenchOptions(arguments, usage: usage, valued: ["--size", "--fps", "--turns"], switches: ["--letterbox"])
+        let size = options.size("--size", default: VideoSize(width: 640, height: 480))
+        let fps = options.int("--fps", default: 30, positive: true)
+        let turns = options.int("--turns", default: 20, positive: true)
+        let layout: PreviewRotator.Layout = options.isSet("--letterbox") ? .letterbox(nil) : .rotate
         do {
             try await run(size: size, fps: fps, turns: turns, layout: layout)
         } catch {
@@ -122,7 +107,6 @@ enum RotationBench {
 
     private static func ms(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }
 
-    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
 
     private static func report(_ label: String, _ values: [Double]) {
         guard !values.isEmpty else { return print("\(label): no samples") }

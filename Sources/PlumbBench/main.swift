@@ -2,9 +2,10 @@
 // Run by `make bench` (bench/*.sh) on the release build; run it on a quiet machine.
 //
 //   plumb-bench capture [--size WxH] [--fps N] [--photos N] [--recordings N]
-//   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern P] [--transport tcp|udp] [--bitrate KBITS]
+//   plumb-bench rtsp-preview [--size WxH] [--fps N] [--joins N] [--seconds S] [--pattern P] [--transport tcp|udp] [--bitrate KBITS] [--first-frame-only]
 //   plumb-bench rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]
 //   plumb-bench idle [--size WxH] [--fps N] [--seconds S]
+//   plumb-bench retention [--files N] [--passes N]
 //
 // Besides the text, each measurement `make bench` keeps is printed as a line
 // "= KEY JSON" (a number, or the samples as an array) that bench/run.sh collects.
@@ -33,6 +34,9 @@ func result(_ key: String, samples: [Double]) {
     say("= \(key) [" + samples.map { String(format: "%.2f", $0) }.joined(separator: ",") + "]")
 }
 
+/// A measurement as the text prints it: one decimal.
+func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
+
 /// The nearest-rank percentile `p` (0...100) of `values`.
 func percentile(_ values: [Double], _ p: Double) -> Double {
     let s = values.sorted()
@@ -50,6 +54,8 @@ case "rotation-latency":
     await RotationBench.main(Array(arguments.dropFirst()))
 case "idle":
     await IdleBench.main(Array(arguments.dropFirst()))
+case "retention":
+    RetentionBench.main(Array(arguments.dropFirst()))
 default:
-    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency|idle [OPTIONS]", code: 2)
+    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency|idle|retention [OPTIONS]", code: 2)
 }
