@@ -9,14 +9,6 @@ import XCTest
 /// stays one playable file with both cameras' frames; a camera that cannot open leaves the
 /// old one running.
 final class SwitchCameraTests: XCTestCase {
-    /// Every frame's presentation time in a file, as ffprobe reads it.
-    private func frameTimes(_ path: String) throws -> [Double] {
-        let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0",
-                                                                  "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
-        XCTAssertEqual(r.code, 0, r.stderr)
-        return r.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
     /// The mean red and blue of the frame at `seconds` (ffmpeg decodes it to 1x1 RGB).
     private func colour(_ path: String, at seconds: Double) throws -> [UInt8] {
         let out = try temporaryDirectory(self).appendingPathComponent("px-\(seconds).rgb")
@@ -56,7 +48,7 @@ final class SwitchCameraTests: XCTestCase {
         let decode = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "warning", "-i", movie.path, "-f", "null", "-"])
         XCTAssertEqual(decode.code, 0, decode.stderr)
         XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "")
-        let times = try frameTimes(movie.path)
+        let times = try IndependentReaders.ffprobeFrameTimes(movie.path)
         XCTAssertGreaterThanOrEqual(times.count, 90)
         let start = try XCTUnwrap(times.first, "ffprobe read no frame"), end = times.last!
         // No frame lost beyond each source's own restart time (plus two frame intervals).
@@ -140,7 +132,7 @@ final class SwitchCameraTests: XCTestCase {
                                                                           "stream=width,height", "-of", "csv=p=0", url.path])
             XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(size.width),\(size.height)")
         }
-        let first = try frameTimes(recording.urls[0].path), second = try frameTimes(recording.urls[1].path)
+        let first = try IndependentReaders.ffprobeFrameTimes(recording.urls[0].path), second = try IndependentReaders.ffprobeFrameTimes(recording.urls[1].path)
         XCTAssertGreaterThanOrEqual(first.count, 30)
         XCTAssertGreaterThanOrEqual(second.count, 90)
         // The second file starts with the red image, its end is the pattern again.
@@ -192,7 +184,7 @@ final class SwitchCameraTests: XCTestCase {
             let probe = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                                           "stream=width,height", "-of", "csv=p=0", url.path])
             XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), size, url.lastPathComponent)
-            frames += try frameTimes(url.path).count
+            frames += try IndependentReaders.ffprobeFrameTimes(url.path).count
         }
         // The three files' frames follow each other in running time: none in two files.
         let spans = (recording.segments + second.segments).compactMap(\.frameSpan)

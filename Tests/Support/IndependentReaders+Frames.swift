@@ -10,6 +10,13 @@ extension IndependentReaders {
             .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
     }
 
+    /// Every video frame's presentation time, in decoding order, as ffprobe reads them (a
+    /// test failure when ffprobe fails).
+    public static func ffprobeFrameTimes(_ path: String) throws -> [Double] {
+        try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+            .split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// ffprobe's duration of the file (format=duration), nil when it cannot read one.
     public static func ffprobeDuration(_ path: String) throws -> Double? {
         let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error", "-show_entries", "format=duration",
