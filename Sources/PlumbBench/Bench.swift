@@ -18,13 +18,13 @@ enum Bench {
 
         var clock = ContinuousClock.now
         _ = try await session.takePhoto()
-        let coldPhoto = ms(ContinuousClock.now - clock)
+        let coldPhoto = milliseconds(ContinuousClock.now - clock)
 
         var still: [Double] = []
         for _ in 0..<photos {
             clock = ContinuousClock.now
             _ = try await session.takePhoto()
-            still.append(ms(ContinuousClock.now - clock))
+            still.append(milliseconds(ContinuousClock.now - clock))
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))  // vary the frame phase
         }
 
@@ -45,7 +45,7 @@ enum Bench {
             try await Task.sleep(for: .milliseconds(200))
             let stopping = ContinuousClock.now
             _ = try await recording.stop()  // returns once the MP4 is finalized
-            stop.append(ms(ContinuousClock.now - stopping))
+            stop.append(milliseconds(ContinuousClock.now - stopping))
             try? FileManager.default.removeItem(at: url)
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...40)))
         }
@@ -73,9 +73,6 @@ enum Bench {
               + "\(fmt(Double(frames.largestTimestampGap) / 1e6)) ms")
     }
 
-    private static func ms(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-    }
 
 
     private static func report(_ label: String, _ values: [Double]) {

@@ -16,10 +16,13 @@ enum RetentionBench {
         defer { try? FileManager.default.removeItem(at: dir) }
         do {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            // Empty files with segment names, a minute apart in name and mtime: only the
+            // Empty files named as segments are, a minute apart in name and mtime: only the
             // listing is measured, not what deleting costs the file system.
-            let start = Date(timeIntervalSince1970: 1_790_000_000)
-            for i in 0..<count { try touch(dir, segmentName(start + Double(i) * 60), at: start + Double(i) * 60) }
+            let folder = RecordingsFolder(dir.path), start = Date(timeIntervalSince1970: 1_790_000_000)
+            for i in 0..<count {
+                let date = start + Double(i) * 60
+                try touch(folder.newFile(extension: "mp4", date: date), at: date)
+            }
         } catch {
             fail("could not make \(count) files in \(dir.path): \(error)")
         }
@@ -36,7 +39,7 @@ enum RetentionBench {
         var churn: [Double] = []
         for i in 0..<passes {
             let old = Date(timeIntervalSince1970: 1_000_000_000 + Double(i))
-            do { try touch(dir, "old-\(i).jpg", at: old) } catch { fail("could not write in \(dir.path): \(error)") }
+            do { try touch(dir.appendingPathComponent("old-\(i).jpg").path, at: old) } catch { fail("could not write in \(dir.path): \(error)") }
             var deleted = 0
             churn.append(timed { deleted = retention.run(because: "the timer").count })
             if deleted != 1 { fail("a pass deleted \(deleted) files, not the 1 older than max-age") }
@@ -55,20 +58,10 @@ enum RetentionBench {
     static func timed(_ body: () -> Void) -> Double {
         let clock = ContinuousClock.now
         body()
-        let elapsed = ContinuousClock.now - clock
-        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return milliseconds(ContinuousClock.now - clock)
     }
 
-    static func segmentName(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss'Z'"
-        return formatter.string(from: date) + ".mp4"
-    }
-
-    static func touch(_ dir: URL, _ name: String, at date: Date) throws {
-        let path = dir.appendingPathComponent(name).path
+    static func touch(_ path: String, at date: Date) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
     }

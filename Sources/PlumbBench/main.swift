@@ -34,6 +34,11 @@ func result(_ key: String, samples: [Double]) {
     say("= \(key) [" + samples.map { String(format: "%.2f", $0) }.joined(separator: ",") + "]")
 }
 
+/// A duration in milliseconds.
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
 /// A measurement as the text prints it: one decimal.
 func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
 

@@ -14,17 +14,18 @@ import Plumb
 /// Never through a symlink, never into a subfolder (`lstat`: only regular files count).
 struct FolderListing {
     static let rereadInterval: Duration = .seconds(60)
-    /// Once per this everything is read again (`rereadInterval`; shorter in tests).
-    let reread: Duration
     /// How long after a directory's last change its times are trusted to show the next one:
     /// FAT keeps them to 2 s, so a change in the same 2 s would leave them as they were.
     static let settleSeconds: TimeInterval = 3
 
     let path: String
+    /// Once per this everything is read again (`rereadInterval`; shorter in tests).
+    let reread: Duration
     /// Oldest first by (modified, name), as the policy wants them: kept in that order, a
     /// refresh that changed little sorts almost sorted files, which Swift's sort does in
     /// about one comparison per file.
     private var files: [RetentionPolicy.File] = []
+    /// The names of `files`, for membership at a hash each.
     private var names: Set<String> = []
     private var lastBusy: Set<String> = []
     /// The directory as it was when its names were last read, and the wall clock then.
@@ -44,10 +45,7 @@ struct FolderListing {
                 && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
         }
 
-        var lastChange: TimeInterval {
-            max(TimeInterval(modified.tv_sec) + TimeInterval(modified.tv_nsec) / 1e9,
-                TimeInterval(changed.tv_sec) + TimeInterval(changed.tv_nsec) / 1e9)
-        }
+        var lastChange: TimeInterval { max(modified.seconds, changed.seconds) }
     }
 
     init(path: String, rereadEvery reread: Duration = Self.rereadInterval) {
@@ -137,6 +135,6 @@ struct FolderListing {
         return RetentionPolicy.File(
             name: name, kind: RecordingKind(fileName: name), bytes: Int64(info.st_size),
             allocated: Int64(info.st_blocks) * 512,
-            modified: Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9))
+            modified: Date(timeIntervalSince1970: info.st_mtim.seconds))
     }
 }

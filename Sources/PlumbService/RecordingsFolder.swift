@@ -60,8 +60,7 @@ public struct RecordingsFolder: Sendable {
             let ext = RecordingsFolder.fileExtension(name)
             guard ext != "mp4" || MP4File.hasMovieHeader(path: path + "/" + name) else { continue }
             entries.append(Entry(name: name, bytes: Int64(info.st_size),
-                                 modified: Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)
-                                     + TimeInterval(info.st_mtim.tv_nsec) / 1e9),
+                                 modified: Date(timeIntervalSince1970: info.st_mtim.seconds),
                                  kind: ext != "mp4" ? "photo" : name.hasPrefix("event-") ? "event" : "video"))
         }
         return entries.sorted { ($0.modified, $0.name) < ($1.modified, $1.name) }

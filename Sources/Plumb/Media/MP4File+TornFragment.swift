@@ -7,7 +7,7 @@ extension MP4File {
     /// it, every whole fragment before it plays. Only for a file nothing writes any more.
     @discardableResult
     public static func trimTornFragment(path: String) throws(MediaError) -> Int? {
-        let torn = try withMappedBytes(of: path) { (view: ByteView) throws(MediaError) -> (offset: Int, size: Int)? in
+        let torn = try withMappedBytes(of: path) { (view: ByteView) throws(MediaError) -> (offset: Int, fileSize: Int)? in
             var offset = 0
             while let box = try MP4Box.header(in: view, at: offset, limit: view.count, allowPastLimit: true) {
                 guard box.end <= view.count else { return box.type == "moof" ? (box.offset, view.count) : nil }
@@ -23,6 +23,6 @@ extension MP4File {
         } catch {
             throw .cannotRead(path: path, reason: "could not cut off its torn fragment: \(error)")
         }
-        return torn.size - torn.offset
+        return torn.fileSize - torn.offset
     }
 }
