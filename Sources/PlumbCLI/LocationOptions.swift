@@ -7,13 +7,17 @@ struct LocationOptions {
     var source: LocationSource = .off
     var maxFixAge = LocationProvider.defaultMaxFixAge
 
+    /// How long a capture waits for gpsd's answer, "2 s", for help and warnings.
+    static let answerWait = "\(LocationProvider.answerWait.components.seconds) s"
+
     static let help = """
           --location SOURCE
                            where the capture was taken: gpsd (this machine's gpsd on
                            127.0.0.1:2947), gpsd:HOST:PORT, fixed:LAT,LON[,ALT] (degrees, north
-                           and east positive; metres) or off (default). gpsd's latest fix is
-                           used when it is younger than --max-fix-age; without one the capture
-                           goes without GPS, never waits for one
+                           and east positive; metres) or off (default). gpsd is asked for the
+                           fix it holds and waited for at most \(answerWait); a fix younger than
+                           --max-fix-age is used, without one the capture goes without GPS
+                           and a warning says why
           --gps LAT,LON[,ALT]
                            the same as --location fixed:LAT,LON[,ALT]
           --max-fix-age S  the oldest gpsd fix to use, in seconds (default 300)
@@ -57,17 +61,5 @@ struct LocationOptions {
             guard notice.kind != .connected else { return }
             FileHandle.standardError.write("plumb \(command): warning: \(notice)\n")
         }
-    }
-}
-
-extension LocationProvider {
-    /// For a capture made without a gpsd fix: why, in words (nil when the source is not gpsd).
-    var whyNoFix: String? {
-        guard case .gpsd = source else { return nil }
-        let status = status()
-        if status.state != "connected" { return "gpsd is \(status.state)" }
-        guard let fix = status.fix else { return "gpsd has reported no fix yet" }
-        if fix.mode == "no fix" || fix.mode == "unknown" { return "gpsd reports no fix" }
-        return "its last fix is \(status.fixAgeSeconds.map { "\($0) s" } ?? "too") old (--max-fix-age \(status.maxFixAgeSeconds) s)"
     }
 }

@@ -24,8 +24,8 @@ enum PhotoCommand: Command {
         the wall clock is not synchronised). EXIF carries Make/Model (the camera),
         DateTimeOriginal (local time, with its UTC offset in OffsetTimeOriginal), Orientation
         and GPS (position, altitude, the fix's UTC time, error, speed and direction).
-        With --location gpsd the still carries the fix gpsd reported while the camera opened
-        and settled (a receiver reports about once a second).
+        With --location gpsd the still carries the fix gpsd holds: asked for when the command
+        starts, and waited for at most \(LocationOptions.answerWait) from then.
         The file appears complete or not at all (written aside, then moved into place).
 
         Options:
@@ -83,9 +83,11 @@ enum PhotoCommand: Command {
         }
         let settle: Settle = settleFrames.map { .frames($0) }
             ?? .milliseconds(settleMS ?? (source.isTestPattern ? 0 : 800))
-        // gpsd is asked from now on, while the camera opens and settles; the still never waits for it.
+        // gpsd is asked for its fix now, while the camera opens and settles; the still waits
+        // for the answer only until this deadline.
         let locator = location.provider(command: name)
         locator.start()
+        let gpsdDeadline = ContinuousClock.now + LocationProvider.answerWait
         defer { locator.stop() }
 
         let interrupt = Interrupt(abortMessage: "plumb photo: aborted by a second signal; no photo was written")
@@ -105,9 +107,9 @@ enum PhotoCommand: Command {
             await session.close()
             return report(error, command: name)
         }
-        let photo: Photo?
+        let taken: (Photo, LocationProvider.Reading, Bool)?
         do {
-            photo = try await untilInterrupted(interrupt) {
+            taken = try await untilInterrupted(interrupt) {
                 switch settle {
                 case .milliseconds(let ms) where ms > 0: try await Task.sleep(for: .milliseconds(ms))
                 case .frames(let n) where n > 0: try await session.waitForFrames(n)
@@ -120,14 +122,16 @@ enum PhotoCommand: Command {
                     await session.setRotation(observer.angles)
                     observer.stop()
                 }
-                return try await session.takePhoto(quality: quality, location: locator.current())
+                let answered = await locator.waitForGPSD(until: gpsdDeadline)
+                let reading = locator.reading()
+                return (try await session.takePhoto(quality: quality, location: reading.location), reading, answered)
             }
         } catch {
             await session.close()
             return report(error, command: name)
         }
         await session.close()
-        guard let photo else {
+        guard let (photo, reading, answered) = taken else {
             FileHandle.standardError.write("plumb photo: \(interrupt.signalName): stopped before the photo was taken; nothing was written\n")
             return .aborted
         }
@@ -138,8 +142,9 @@ enum PhotoCommand: Command {
         } catch {
             return report(error, command: name)
         }
-        if !photo.facts.gps, let why = locator.whyNoFix {
-            FileHandle.standardError.write("plumb photo: warning: the photo has no GPS: \(why)\n")
+        if !photo.facts.gps, let why = reading.whyNone {
+            let waited = answered ? "" : " (waited \(LocationOptions.answerWait))"
+            FileHandle.standardError.write("plumb photo: warning: the photo has no GPS: \(why)\(waited)\n")
         }
         let facts = FactsReport(facts: photo.facts, file: target.url == nil ? nil : written.path).json
         if target.place == .standardOutput {

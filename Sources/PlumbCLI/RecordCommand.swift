@@ -1,6 +1,7 @@
 import Foundation
 import Plumb
 import PlumbRotation
+import Synchronization
 
 /// `plumb record --seconds N [-o FILE] [--camera ...] [--size WxH] [--fps N] [--codec h264|h265]`
 ///
@@ -24,7 +25,8 @@ enum RecordCommand: Command {
         latitude, longitude, altitude, fix_age_s, gps_time. When it starts it says so on
         stderr; on a terminal a progress line follows there (elapsed, frames, bytes).
         With --location the MP4 carries where it started (udta/©xyz, ISO 6709, as phones
-        write it: exiftool's GPSCoordinates, ffprobe's location tag).
+        write it: exiftool's GPSCoordinates, ffprobe's location tag); with gpsd, the fix it
+        holds, asked for when the command starts and waited for at most \(LocationOptions.answerWait) from then.
 
         Options:
           --seconds N      how long to record, 1 to 3600 (decimals allowed)
@@ -105,12 +107,21 @@ enum RecordCommand: Command {
             return report(error, command: name)
         }
 
-        // gpsd is asked from now on, while the camera opens; each file takes the fix held
-        // when it starts, and never waits for one.
+        // gpsd is asked for its fix now, while the camera opens; the first file waits for the
+        // answer only until this deadline, and each file takes the fix held when it starts.
         let locator = location.provider(command: name)
         locator.start()
+        let gpsdDeadline = ContinuousClock.now + LocationProvider.answerWait
         defer { locator.stop() }
-        if case .off = location.source {} else { options.location = { locator.current() } }
+        /// The latest reading a file took, for why it has no GPS.
+        let lastReading = Mutex<LocationProvider.Reading?>(nil)
+        if case .off = location.source {} else {
+            options.location = {
+                let reading = locator.reading()
+                lastReading.withLock { $0 = reading }
+                return reading.location
+            }
+        }
 
         let interrupt = Interrupt(abortMessage:
             "plumb record: aborted by a second signal; \(url.path) keeps what was recorded up to its last whole fragment")
@@ -126,6 +137,8 @@ enum RecordCommand: Command {
             return .aborted
         }
         let recording: Recording
+        let answered: Bool
+        let firstReading: LocationProvider.Reading?
         do {
             // The matrix is latched at the start: the sensor's first reading must be in by then.
             if let observer {
@@ -133,7 +146,9 @@ enum RecordCommand: Command {
                 try await session.follow(observer)
             }
             try await capture.applyZoom(to: session)
+            answered = await locator.waitForGPSD(until: gpsdDeadline)
             recording = try await session.startRecording(to: url, codec: codec, options: options)
+            firstReading = lastReading.withLock { $0 }
         } catch {
             await session.close()
             return report(error, command: name)
@@ -158,8 +173,9 @@ enum RecordCommand: Command {
             FileHandle.standardError.write("plumb record: warning: encoding with \(choice.encoder): "
                 + choice.passedOver.filter { $0.contains(": failed to start") }.joined(separator: "; ") + "\n")
         }
-        if recording.output.location == nil, let why = locator.whyNoFix {
-            FileHandle.standardError.write("plumb record: warning: the recording has no GPS: \(why)\n")
+        if recording.output.location == nil, let why = firstReading?.whyNone {
+            let waited = answered ? "" : " (waited \(LocationOptions.answerWait))"
+            FileHandle.standardError.write("plumb record: warning: the recording has no GPS: \(why)\(waited)\n")
         }
 
         let progress = isatty(STDERR_FILENO) != 0 ? ProgressLine(total: seconds, url: url) : nil

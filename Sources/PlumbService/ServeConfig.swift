@@ -57,8 +57,9 @@ public struct ServeConfig: Sendable, Equatable {
         public var mount = RotationAngle.degrees0
         /// `facing`: `back` (default) or `front`.
         public var facing = CameraFacing.back
-        /// `hysteresis`: degrees past 45 before the angle changes; default 15.
-        public var hysteresis = 15.0
+        /// `hysteresis`: degrees past 45 before the angle changes; default the engine's own
+        /// (`RotationCoordinator.Configuration.defaultHysteresis`, as `--hysteresis`).
+        public var hysteresis = RotationCoordinator.Configuration.defaultHysteresis
         /// `split-on-rotation`: start a new recording file when the angle changes; default false.
         public var splitOnRotation = false
         public init() {}

@@ -52,7 +52,7 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertNil(c.rotation.accelerometer, "auto")
         XCTAssertEqual(c.rotation.mount, .degrees0)
         XCTAssertEqual(c.rotation.facing, .back)
-        XCTAssertEqual(c.rotation.hysteresis, 15)
+        XCTAssertEqual(c.rotation.hysteresis, 20)
         XCTAssertFalse(c.rotation.splitOnRotation)
         XCTAssertEqual(c.preview.port, 8554)
         XCTAssertEqual(c.preview.path, "/preview")

@@ -87,6 +87,40 @@ public final class GPSFake: @unchecked Sendable {
         String(decoding: (try? output.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
+    /// The mode of the fix gpsd holds now (0 to 3; nil before its receiver has reported),
+    /// asked as any client would: a connection of its own, `?WATCH` then `?POLL;`, gpsd's
+    /// POLL answer read with JSONSerialization (none of Plumb's code). nil on any failure.
+    public func heldFixMode() -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // A read that waits longer than this fails (a guard against a hang, not a timing check).
+        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        let request = Array("?WATCH={\"enable\":true};\n?POLL;\n".utf8)
+        guard connected, send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            for line in received.split(separator: UInt8(ascii: "\n")) {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                      object["class"] as? String == "POLL" else { continue }
+                let fixes = object["tpv"] as? [[String: Any]] ?? []
+                return fixes.compactMap { $0["mode"] as? Int }.max()
+            }
+            let n = recv(fd, &chunk, chunk.count, 0)
+            guard n > 0 else { return nil }
+            received += chunk[..<n]
+        }
+    }
+
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

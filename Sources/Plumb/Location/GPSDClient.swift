@@ -2,8 +2,11 @@ import Foundation
 import Synchronization
 
 /// A client of gpsd, the daemon that owns the GPS on Linux boards: it connects over TCP,
-/// asks for JSON reports (`?WATCH={"enable":true,"json":true};`) and keeps gpsd's latest
-/// TPV report and when it arrived, on the monotonic clock.
+/// asks for JSON reports (`?WATCH={"enable":true,"json":true};`) and for the fix gpsd
+/// already holds (`?POLL;`: a receiver reports about once a second, and a one-shot capture
+/// cannot wait for the next report), and keeps gpsd's latest TPV report and when it
+/// arrived, on the monotonic clock. `waitForAnswer(until:)` lets a capture wait, a bounded
+/// time, for gpsd's answer to the poll.
 ///
 /// It runs on a thread of its own and never blocks a caller: `snapshot` only reads what
 /// the thread last stored. When gpsd is absent, refuses, or goes away (restarted), the
@@ -18,6 +21,9 @@ public final class GPSDClient: Sendable {
     public static let defaultPort: UInt16 = 2947
     /// What the client sends on each connection.
     static let watchCommand = "?WATCH={\"enable\":true,\"json\":true};\n"
+    /// Asks for the fix gpsd holds for each receiver the watch activated (gpsd answers
+    /// only for watched receivers, so it follows the watch).
+    static let pollCommand = "?POLL;\n"
 
     public enum State: Sendable, Equatable, CustomStringConvertible {
         /// Not started, or stopped.
@@ -59,6 +65,10 @@ public final class GPSDClient: Sendable {
         public var skippedLines = 0
         /// Connections made to gpsd (that brought at least one of its messages), since the start.
         public var connections = 0
+        /// Whether gpsd answered the poll on the current connection.
+        public var polled = false
+        /// How many receivers gpsd had that reported, in its answer to the poll (nil before it).
+        public var receivers: Int?
 
         /// How long ago `fix` was received.
         public func fixAge(now: ContinuousClock.Instant = .now) -> Duration? {
@@ -73,6 +83,8 @@ public final class GPSDClient: Sendable {
     /// What the thread shares with the client (the thread holds only this, never the client).
     private final class Shared: Sendable {
         let snapshot = Mutex(Snapshot())
+        /// Tasks in `waitForAnswer`, resumed when gpsd answers the poll or cannot be reached.
+        let answer = AnswerGate()
         let wakeup = Wakeup()
         let stopping = Atomic<Bool>(false)
         let finished = DispatchSemaphore(value: 0)
@@ -103,6 +115,23 @@ public final class GPSDClient: Sendable {
 
     public var snapshot: Snapshot { shared.snapshot.withLock { $0 } }
 
+    /// Returns when gpsd has answered the poll (with its fix, or with none) or the client
+    /// has failed to reach it, or at `deadline`, whichever comes first; at once if that
+    /// has happened already. True when there was an answer or a failure, false at the deadline.
+    @discardableResult
+    public func waitForAnswer(until deadline: ContinuousClock.Instant) async -> Bool {
+        let shared = self.shared
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await shared.answer.passed() }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+    }
+
     /// Starts the thread; at most once.
     public func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -124,6 +153,7 @@ public final class GPSDClient: Sendable {
         shared.wakeup.signal()
         shared.finished.wait()
         shared.snapshot.withLock { $0.state = .stopped }
+        shared.answer.open()
     }
 
     // MARK: The thread
@@ -143,7 +173,7 @@ public final class GPSDClient: Sendable {
                                                           maximumLine: GPSDMessage.maximumLineLength,
                                                           wakeup: shared.wakeup)
                 else { return }
-                if socket.send(watchCommand) {
+                if socket.send(watchCommand + pollCommand) {
                     let session = read(socket, shared: shared, name: name, log: log, skipLogged: &skipLogged) {
                         // The first gpsd message: connected (again).
                         failures = 0
@@ -162,7 +192,11 @@ public final class GPSDClient: Sendable {
                 why = "\(error)"
             }
             failures += 1
-            shared.snapshot.withLock { $0.state = .unavailable(why) }
+            shared.snapshot.withLock { s in
+                s.state = .unavailable(why)
+                s.polled = false
+            }
+            shared.answer.open()
             if !outageLogged {
                 outageLogged = true
                 log(Notice(kind: .unavailable,
@@ -204,10 +238,19 @@ public final class GPSDClient: Sendable {
                     }
                     switch message {
                     case .tpv(let fix): hold(fix, at: received, in: &s)
+                    case .poll(let active, let fixes):
+                        // A receiver with a position, else one that says it has none; one gpsd
+                        // has not heard from yet (mode 0) says nothing about the fix held.
+                        if let fix = fixes.first(where: \.hasPosition) ?? fixes.first(where: { $0.mode == .noFix }) {
+                            hold(fix, at: received, in: &s)
+                        }
+                        s.polled = true
+                        s.receivers = active
                     case .version(let release, _, _): s.release = release
                     case .error, .other: break
                     }
                 }
+                if case .poll = message { shared.answer.open() }
                 if case .error(let text) = message, errorsLogged.insert(text).inserted {
                     log(Notice(kind: .gpsdError, message: "\(name) says: \(text)"))
                 }
@@ -227,5 +270,50 @@ public final class GPSDClient: Sendable {
         }
         s.fix = fix
         s.received = time
+    }
+}
+
+/// Where tasks wait for gpsd's answer to the poll (`GPSDClient.waitForAnswer`): closed
+/// until the first answer comes or gpsd cannot be reached (or the client stops), then open
+/// for good.
+private final class AnswerGate: Sendable {
+    private struct State {
+        var open = false
+        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// gpsd answered, or could not be reached: every waiter returns, and later ones at once.
+    func open() {
+        let waiting = state.withLock { s in
+            s.open = true
+            defer { s.waiters.removeAll() }
+            return Array(s.waiters.values)
+        }
+        for c in waiting { c.resume(returning: true) }
+    }
+
+    /// True once open; false when the waiting task is cancelled first.
+    func passed() async -> Bool {
+        let id = state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+                let now: Bool? = state.withLock { s in
+                    if s.open { return true }
+                    // A cancellation before this registration has set the task's flag already.
+                    if Task.isCancelled { return false }
+                    s.waiters[id] = c
+                    return nil
+                }
+                if let now { c.resume(returning: now) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
+        }
     }
 }

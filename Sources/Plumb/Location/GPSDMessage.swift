@@ -1,13 +1,17 @@
 import Foundation
 
 /// One line of gpsd's JSON protocol, as far as Plumb reads it: every line is an object
-/// with a `class`; TPV carries the fix, VERSION says who answers, ERROR says what gpsd
-/// refused. Anything else (DEVICES, WATCH, SKY, GST, PPS ...) is recognised and ignored.
+/// with a `class`; TPV carries the fix, POLL (the answer to `?POLL;`) the fix gpsd holds
+/// for each active receiver, VERSION says who answers, ERROR says what gpsd refused.
+/// Anything else (DEVICES, WATCH, SKY, GST, PPS ...) is recognised and ignored.
 ///
 /// A line that is not such an object, or a TPV whose fields have the wrong types or
 /// impossible values, is `GPSDMessage.Malformed`: the client skips and counts it.
 public enum GPSDMessage: Sendable, Equatable {
     case tpv(GPSFix)
+    /// gpsd's answer to `?POLL;`: how many receivers it has that reported (`active`), and
+    /// the TPV it holds for each (`tpv`).
+    case poll(active: Int, fixes: [GPSFix])
     case version(release: String, protocolMajor: Int?, protocolMinor: Int?)
     case error(String)
     /// A message of another class, by its class name.
@@ -36,6 +40,11 @@ public enum GPSDMessage: Sendable, Equatable {
         do {
             switch header.class {
             case "TPV": return .tpv(try fix(from: decoder.decode(TPV.self, from: data)))
+            case "POLL":
+                let poll = try decoder.decode(Poll.self, from: data)
+                var fixes: [GPSFix] = []
+                for tpv in poll.tpv ?? [] { fixes.append(try fix(from: tpv)) }
+                return .poll(active: poll.active ?? fixes.count, fixes: fixes)
             case "VERSION":
                 let v = try decoder.decode(Version.self, from: data)
                 return .version(release: v.release, protocolMajor: v.proto_major, protocolMinor: v.proto_minor)
@@ -61,6 +70,10 @@ public enum GPSDMessage: Sendable, Equatable {
         var proto_minor: Int?
     }
     private struct ErrorMessage: Decodable { var message: String }
+    private struct Poll: Decodable {
+        var active: Int?
+        var tpv: [TPV]?
+    }
 
     /// The TPV fields Plumb reads, as gpsd names them.
     private struct TPV: Decodable {

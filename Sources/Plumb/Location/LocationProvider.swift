@@ -2,7 +2,9 @@ import Foundation
 
 /// The location a capture carries, from its `LocationSource`: a fixed place, gpsd's fix,
 /// or none. A location is an annotation, never a precondition: `current()` answers at
-/// once, and nil means a capture without GPS, never a refusal.
+/// once, and nil means a capture without GPS, never a refusal. A one-shot capture may first
+/// wait a bounded time for gpsd's answer to the client's poll (`waitForGPSD(until:)`);
+/// `reading()` says why there is no location, from the same look at the client as the answer.
 ///
 /// gpsd's fix is used while it is younger than `maxFixAge`, counted on the monotonic
 /// clock from when the report was received: never by comparing its GPS time with the
@@ -18,6 +20,17 @@ public final class LocationProvider: Sendable {
     private let clockSynchronized: @Sendable () -> Bool?
 
     public static let defaultMaxFixAge: Duration = .seconds(300)
+    /// The longest a one-shot capture waits for gpsd's answer to the poll, counted from
+    /// when the provider started (gpsd on this machine answers in milliseconds).
+    public static let answerWait: Duration = .seconds(2)
+
+    /// A capture's location, or why it has none.
+    public struct Reading: Sendable, Equatable {
+        public var location: GeoLocation?
+        /// Why there is no location, in words, for a gpsd source without a usable fix; nil
+        /// with a location or for the other sources.
+        public var whyNone: String?
+    }
 
     /// Nothing runs until `start()`. `log` gets gpsd's outages and recoveries, one line
     /// each; `clockSynchronized` is the wall clock's state (replaced in tests).
@@ -41,16 +54,59 @@ public final class LocationProvider: Sendable {
     /// Disconnects from gpsd.
     public func stop() { client?.stop() }
 
+    /// Waits until gpsd has answered the poll for the fix it holds, or could not be reached,
+    /// or until `deadline` (nothing to wait for with other sources). True when it answered
+    /// or failed, false when the deadline came first.
+    @discardableResult
+    public func waitForGPSD(until deadline: ContinuousClock.Instant) async -> Bool {
+        guard let client else { return true }
+        return await client.waitForAnswer(until: deadline)
+    }
+
     /// The location for a capture now; nil for none.
     public func current(now: ContinuousClock.Instant = .now) -> GeoLocation? {
+        reading(now: now).location
+    }
+
+    /// The location for a capture now, or why there is none: both from one snapshot of the
+    /// client, so the reason is the one that decided.
+    public func reading(now: ContinuousClock.Instant = .now) -> Reading {
         switch source {
-        case .off: return nil
-        case .fixed(let location): return location
+        case .off: return Reading()
+        case .fixed(let location): return Reading(location: location)
         case .gpsd:
-            guard let snapshot = client?.snapshot, let fix = snapshot.fix, fix.hasPosition,
-                  let age = snapshot.fixAge(now: now), age <= maxFixAge else { return nil }
-            return fix.location(age: age, clockUnsynchronized: fix.time != nil && clockSynchronized() == false)
+            let snapshot = client?.snapshot ?? GPSDClient.Snapshot()
+            if let fix = snapshot.fix, fix.hasPosition, let age = snapshot.fixAge(now: now), age <= maxFixAge {
+                return Reading(location: fix.location(age: age, clockUnsynchronized: fix.time != nil && clockSynchronized() == false))
+            }
+            return Reading(whyNone: Self.whyNone(snapshot, now: now, maxFixAge: maxFixAge))
         }
+    }
+
+    /// Why `snapshot` gives no location, checked in the order that decides it.
+    static func whyNone(_ snapshot: GPSDClient.Snapshot, now: ContinuousClock.Instant, maxFixAge: Duration) -> String {
+        if case .unavailable = snapshot.state { return "gpsd is \(snapshot.state)" }
+        if let fix = snapshot.fix, fix.hasPosition, let age = snapshot.fixAge(now: now) {
+            return "gpsd's last fix is \(Self.seconds(age)) s old, more than the \(Self.seconds(maxFixAge)) s allowed (max fix age)"
+        }
+        if let fix = snapshot.fix {
+            return fix.mode == .unknown ? "gpsd's receiver has not reported a fix yet (mode 0)"
+                : "gpsd reports no fix: its receiver does not know where it is (mode \(fix.mode.rawValue))"
+        }
+        switch snapshot.state {
+        case .stopped: return "gpsd was not asked (the client is stopped)"
+        case .connecting: return "gpsd has not answered yet"
+        case .unavailable: return "gpsd is \(snapshot.state)"
+        case .connected:
+            guard snapshot.polled else { return "gpsd has not answered the poll for its fix yet" }
+            return snapshot.receivers == 0 ? "gpsd has no GPS receiver that reports" : "gpsd's receiver has not reported a fix yet"
+        }
+    }
+
+    /// Seconds to one decimal, rounded up: an age just over the limit never reads as the limit.
+    private static func seconds(_ d: Duration) -> String {
+        let tenths = (d.seconds * 10).rounded(.up) / 10
+        return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
     }
 
     /// What `GET /status` shows.

@@ -35,6 +35,10 @@ struct ExifTIFF: Equatable {
 
     /// The tags this writer knows by name.
     enum Tag {
+        static let xResolution: UInt16 = 0x011A
+        static let yResolution: UInt16 = 0x011B
+        static let resolutionUnit: UInt16 = 0x0128
+        static let yCbCrPositioning: UInt16 = 0x0213
         static let dateTime: UInt16 = 0x0132
         static let exifVersion: UInt16 = 0x9000
         static let dateTimeOriginal: UInt16 = 0x9003
@@ -45,6 +49,11 @@ struct ExifTIFF: Equatable {
         static let subSecTime: UInt16 = 0x9290
         static let subSecTimeOriginal: UInt16 = 0x9291
         static let subSecTimeDigitized: UInt16 = 0x9292
+        static let componentsConfiguration: UInt16 = 0x9101
+        static let flashpixVersion: UInt16 = 0xA000
+        static let colorSpace: UInt16 = 0xA001
+        static let pixelXDimension: UInt16 = 0xA002
+        static let pixelYDimension: UInt16 = 0xA003
         static let exifIFD: UInt16 = 0x8769
         static let gpsIFD: UInt16 = 0x8825
         static let interoperabilityIFD: UInt16 = 0xA005

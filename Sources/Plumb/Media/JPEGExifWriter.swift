@@ -31,4 +31,14 @@ enum JPEGExifWriter {
         out.replaceSubrange(place, with: segment)
         return Data(out)
     }
+
+    /// The JPEG's frame header: its real size and components.
+    static func frame(of jpeg: Data) throws(MediaError) -> JPEGSegments.Frame {
+        let bytes = [UInt8](jpeg)
+        let frame = try bytes.withUnsafeBytes { raw in
+            Result { () throws(MediaError) -> JPEGSegments.Frame? in try JPEGSegments(raw).frame(in: raw) }
+        }.get()
+        guard let frame else { throw .malformed("the JPEG has no frame header (SOF) before its image data") }
+        return frame
+    }
 }

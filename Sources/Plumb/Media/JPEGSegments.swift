@@ -55,4 +55,28 @@ struct JPEGSegments {
         }
         return nil
     }
+
+    /// What the frame header (SOF0 to SOF15) says of the image: its size in pixels and how
+    /// many colour components it has (3 for YCbCr, 1 for grey).
+    struct Frame: Equatable {
+        var width: Int
+        var height: Int
+        var components: Int
+    }
+
+    /// The image's frame header; nil when the JPEG has none before its first scan (or one
+    /// that leaves the height to a later DNL marker).
+    func frame(in bytes: UnsafeRawBufferPointer) -> Frame? {
+        let view = ByteView(bytes)
+        // 0xC4 (DHT), 0xC8 (JPG) and 0xCC (DAC) share the range but are not frame headers.
+        for segment in segments where (0xC0...0xCF).contains(segment.code) && ![0xC4, 0xC8, 0xCC].contains(segment.code)
+            && segment.payload.count >= 6 {
+            let at = segment.payload.lowerBound
+            // Precision (1 byte), height, width (2 each, big-endian), component count.
+            guard let height = try? view.uint16(at + 1), let width = try? view.uint16(at + 3),
+                  let components = try? view.uint8(at + 5), height > 0, width > 0 else { return nil }
+            return Frame(width: Int(width), height: Int(height), components: Int(components))
+        }
+        return nil
+    }
 }

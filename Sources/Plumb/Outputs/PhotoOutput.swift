@@ -147,14 +147,17 @@ public final class PhotoOutput: CaptureOutput {
 
     /// The JPEG with its EXIF rewritten by Plumb's own TIFF writer: the times again, with
     /// their UTC offset (jifmux writes DateTimeOriginal as local time without the EXIF 2.31
-    /// OffsetTime* tags, which leaves a reader of the EXIF guessing the instant), and the GPS
-    /// IFD when there is a location (jifmux's has neither the GPS time, the positioning
-    /// error, speed nor direction).
+    /// OffsetTime* tags, which leaves a reader of the EXIF guessing the instant), the tags
+    /// EXIF 2.32 requires that jifmux leaves out (the image's size from its own frame
+    /// header, resolution, components, colour space), and the GPS IFD when there is a
+    /// location (jifmux's has neither the GPS time, the positioning error, speed nor direction).
     static func rewritingExif(_ jpeg: Data, takenAt: Date, location: GeoLocation?,
                               timeZone: TimeZone = .current) -> Result<Data, any Error> {
         Result { () throws(MediaError) -> Data in
-            try JPEGExifWriter.editing(jpeg) { exif in
+            let frame = try JPEGExifWriter.frame(of: jpeg)
+            return try JPEGExifWriter.editing(jpeg) { exif in
                 exif.setTimes(takenAt, timeZone: timeZone)
+                exif.setImage(frame)
                 if let location { exif.setGPS(location) }
             }
         }.mapError { CaptureError.outputFailed(output: "photo", GStreamerError(message: "writing the EXIF: \($0)")) }

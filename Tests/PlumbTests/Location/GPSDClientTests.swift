@@ -38,9 +38,9 @@ final class GPSDClientTests: XCTestCase {
         let log = Lines()
         let client = client(gpsd.port, log: log)
         client.start()
-        let watched = await waitUntil { gpsd.request.contains("\n") }
+        let watched = await waitUntil { gpsd.request.contains("?POLL;\n") }
         XCTAssertTrue(watched)
-        XCTAssertEqual(gpsd.request, #"?WATCH={"enable":true,"json":true};"# + "\n")
+        XCTAssertEqual(gpsd.request, #"?WATCH={"enable":true,"json":true};"# + "\n?POLL;\n")
         gpsd.send(Self.version + Self.tpv)
         let fixed = await waitUntil { client.snapshot.fix != nil }
         XCTAssertTrue(fixed)
