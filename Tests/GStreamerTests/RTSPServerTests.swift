@@ -120,12 +120,17 @@ final class RTSPServerTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("Got EOS from element"), "the healthy UDP consumer was cut short: \(r.stderr)")
     }
 
+    /// On a port held for the test (ReservedPort), not one found free and closed: between the
+    /// first server's stop and the third's start nothing else can take it, even with outgoing
+    /// connections busy in the ephemeral range.
     func testStopReleasesThePortAndABusyPortIsAnError() throws {
         let loop = MainContextThread()
         defer { loop.stop() }
-        let first = try RTSPServer(address: "127.0.0.1", port: 0)
+        let reserved = try ReservedPort(self)
+        let first = try RTSPServer(address: "127.0.0.1", port: Int(reserved.port))
         first.mount(path: "/test", launch: launch)
         let port = try first.start(on: loop.context)
+        XCTAssertEqual(port, Int(reserved.port))
         let second = try RTSPServer(address: "127.0.0.1", port: port)
         XCTAssertThrowsError(try second.start(on: loop.context)) { error in
             XCTAssertTrue("\(error)".contains("\(port)"), "\(error)")

@@ -136,7 +136,7 @@ final class LocationCommandTests: XCTestCase {
     /// gpsd stopped: the still and the recording come out, without GPS; the outage is said
     /// once however often the client retried, and so is why the capture has no GPS.
     func testWithGPSDStoppedCapturesComeOutWithoutGPS() throws {
-        let port = freePort()
+        let port = try ReservedPort(self).port  // held, never listening: refused
         let dir = try temporaryDirectory(self)
         let still = dir.appendingPathComponent("none.jpg")
         let photo = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "320x240", "--settle", "2500",

@@ -12,10 +12,16 @@ import XCTest
 /// preloaded into first, so the daemon is exec'd by a shell that loads it before; and with
 /// the faked wall clock *behind* the real one its monotonic waits never wake (a plain
 /// `Task.sleep` loop hangs), so the -1 h jump is taken from +3 h to +2 h.
+///
+/// The library is libfaketimeMT, which serialises its time calls: plain libfaketime re-reads
+/// the offset file into shared static buffers on every call (FAKETIME_NO_CACHE) from all the
+/// daemon's threads at once, and a thread descheduled mid-parse on a loaded machine handed
+/// out a wrong time once in a while: CI saw 4 jumps for 2, the extra pair back to the real
+/// time and forward again (+7200 s).
 final class ServeClockTests: XCTestCase {
     static func libfaketime() throws -> String {
         let lib = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib").lazy
-            .map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }
+            .map { "/usr/lib/\($0)/faketime/libfaketimeMT.so.1" }
             .first { FileManager.default.fileExists(atPath: $0) }
         return try XCTUnwrap(lib, "no libfaketime: run make deps (Debian package faketime)")
     }

@@ -46,7 +46,8 @@ final class ServePublishTests: XCTestCase {
     }
 
     func testPublishesToARecordServerAndRecoversAfterItRestarts() throws {
-        let port = freePort()
+        // A held port: between the first server's stop and the second's start nothing else takes it.
+        let port = Int(try ReservedPort(self).port)
         var first: RecordServer? = try RecordServer(port: port)
         let url = "rtsp://127.0.0.1:\(port)/live"
         let serve = try ServeProcess(self, ["publish": ["url": url]])

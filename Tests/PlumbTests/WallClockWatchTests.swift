@@ -36,6 +36,41 @@ final class WallClockWatchTests: XCTestCase {
         XCTAssertEqual(WallClockWatch.Jump.render(125), "+2m5s")
     }
 
+    /// A thread held between its reads of the two clocks (a loaded machine, as CI saw) is no
+    /// jump: both clocks run together here, and the thread stops for 3 s right after reading
+    /// the wall clock once. Read the plain way, wall then monotonic, that pair is 3 s apart
+    /// and passes for a -3 s jump (then +3 s at the next check).
+    func testAThreadHeldBetweenTheTwoReadingsIsNoJump() {
+        let jumps = Mutex<[WallClockWatch.Jump]>([])
+        let watch = WallClockWatch(threshold: .seconds(2), synchronized: { nil },
+                                   onJump: { j in jumps.withLock { $0.append(j) } })
+        let wall0 = Date(timeIntervalSince1970: 1_700_000_000)
+        let mono0 = ContinuousClock.now
+        var elapsed = Duration.zero  // the simulated time, the same on both clocks
+        var held = false
+        let wall = { () -> Date in
+            let reading = wall0 + Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            if held {  // descheduled for 3 s after this read
+                held = false
+                elapsed += .seconds(3)
+            }
+            return reading
+        }
+        let monotonic = { mono0 + elapsed }
+        for second in 0..<4 {
+            held = second == 2
+            let (w, m) = WallClockWatch.reading(within: watch.threshold / 4, wall: wall, monotonic: monotonic)
+            watch.check(wall: w, monotonic: m)
+            elapsed += .seconds(1)
+        }
+        XCTAssertEqual(jumps.withLock { $0 }, [], "a wait between the two reads taken for a jump")
+        XCTAssertEqual(watch.status.jumps, 0)
+        // A real step is still one, read the same way.
+        let (w, m) = WallClockWatch.reading(within: watch.threshold / 4, wall: { wall() + 3600 }, monotonic: monotonic)
+        watch.check(wall: w, monotonic: m)
+        XCTAssertEqual(jumps.withLock { $0 }.map(\.signed), ["+1h0m0s"])
+    }
+
     /// `GET /status`'s `clock`: every key, null when unknown.
     func testStatusEncodesEveryKey() throws {
         let status = WallClockWatch.Status(synchronized: nil, jumps: 0, lastJump: nil)

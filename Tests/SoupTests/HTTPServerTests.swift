@@ -3,6 +3,7 @@ import GLib
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PlumbTestSupport
 import Soup
 import Synchronization
 import XCTest
@@ -187,12 +188,19 @@ final class HTTPServerTests: XCTestCase {
     }
 
     func testPortZeroPicksAFreePortAndAPortInUseIsAClearError() async throws {
-        let first = try await TestServer(statusRouter()).start()
-        let port = first.address.port
-        XCTAssertNotEqual(port, 0)
-        XCTAssertTrue(isListening(port: port))
-        XCTAssertEqual(first.server.address, first.address)
+        let picker = try await TestServer(statusRouter()).start()
+        XCTAssertNotEqual(picker.address.port, 0)
+        XCTAssertTrue(isListening(port: picker.address.port))
+        XCTAssertEqual(picker.server.address, picker.address)
+        await picker.stop()
 
+        // The rest on a port held for the test (ReservedPort): between the first server's stop
+        // and the next one's start nothing else can take it, as a port 0 gave could be.
+        let port = try ReservedPort(self).port
+        let first = TestServer(statusRouter())
+        let bound = try await first.server.start(listen: .loopback(port: port))
+        XCTAssertEqual(bound.port, port)
+        XCTAssertTrue(isListening(port: port))
         let second = TestServer(statusRouter())
         do {
             try await second.server.start(listen: .loopback(port: port))

@@ -5,8 +5,9 @@ import Glibc
 #endif
 
 /// A real gpsd fed by `gpsfake` (Debian's gpsd-clients) from an NMEA log in Tests/Fixtures/gps,
-/// on a free loopback port of its own: never 2947, so a system gpsd (Debian's socket unit)
-/// neither interferes nor is disturbed. Stopped on `stop()` and when the test ends, pass or
+/// on a loopback port of its own (a ReservedPort, held while the test runs, so gpsd restarted
+/// on it finds it free): never 2947, so a system gpsd (Debian's socket unit) neither
+/// interferes nor is disturbed. Stopped on `stop()` and when the test ends, pass or
 /// fail: gpsd first (by its process id, which gpsfake holds as its child), then gpsfake.
 public final class GPSFake: @unchecked Sendable {
     /// The log the tests replay: a receiver standing still in Buenos Aires, 3D fixes.
@@ -27,16 +28,19 @@ public final class GPSFake: @unchecked Sendable {
     }()
 
     public let port: UInt16
+    /// The port held for this gpsd, when none was given (gpsd binds with SO_REUSEADDR, so it
+    /// binds while the port is held).
+    private let reserved: ReservedPort?
     private let process: Process
     private let output: Pipe
     private var stopped = false
 
-    /// Starts gpsfake on `port` (a free one when nil) replaying `log`, one sentence every
+    /// Starts gpsfake on `port` (a ReservedPort when nil) replaying `log`, one sentence every
     /// `cycle` seconds, over and over, or once with `once`. Returns when gpsd listens.
     public init(_ test: XCTestCase, log: URL = GPSFake.log, port: UInt16? = nil, cycle: Double = 0.1,
                 once: Bool = false) throws {
-        var chosen = port ?? UInt16(freePort())
-        while chosen == 2947 { chosen = UInt16(freePort()) }
+        reserved = port == nil ? try ReservedPort(test) : nil
+        let chosen = port ?? reserved!.port
         self.port = chosen
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")

@@ -90,8 +90,35 @@ public final class WallClockWatch: Sendable {
         }
     }
 
+    /// One comparison of the clocks, read now, against the last.
+    func check() {
+        let (wall, monotonic) = Self.reading(within: threshold / 4)
+        check(wall: wall, monotonic: monotonic)
+    }
+
+    /// The wall clock and the monotonic one read at the same moment, as nearly as a thread
+    /// can: the monotonic clock is read on both sides of the wall clock and the middle kept.
+    /// A thread held between two reads (a loaded machine, a stopped process) would otherwise
+    /// put that wait between them, and a wait past the threshold would pass for a jump; a
+    /// pair further apart than `within` is read again (the closest of a few tries kept).
+    static func reading(within: Duration, tries: Int = 5,
+                        wall: () -> Date = { Date() },
+                        monotonic: () -> ContinuousClock.Instant = { .now })
+        -> (wall: Date, monotonic: ContinuousClock.Instant)
+    {
+        var best: (wall: Date, monotonic: ContinuousClock.Instant, spread: Duration)?
+        for _ in 0..<max(1, tries) {
+            let before = monotonic()
+            let now = wall()
+            let spread = before.duration(to: monotonic())
+            if best == nil || spread < best!.spread { best = (now, before.advanced(by: spread / 2), spread) }
+            if spread <= within { break }
+        }
+        return (best!.wall, best!.monotonic)
+    }
+
     /// One comparison of the clocks (and of the kernel's word) against the last.
-    func check(wall: Date = Date(), monotonic: ContinuousClock.Instant = .now) {
+    func check(wall: Date, monotonic: ContinuousClock.Instant) {
         let synced = synchronized()
         let limit = Double(threshold.components.seconds) + Double(threshold.components.attoseconds) / 1e18
         let (jump, syncChanged): (Jump?, Bool) = state.withLock { s in

@@ -83,8 +83,9 @@ final class GPSDClientTests: XCTestCase {
     /// gpsd goes away (restarted): the outage is said once however many retries fail, and
     /// the client is back when gpsd is.
     func testItReconnectsWhenGPSDRestarts() async throws {
-        var gpsd: FakeGPSD? = try server()
-        let port = gpsd!.port
+        // A held port: nothing else takes it while gpsd is away (FakeGPSD sets SO_REUSEADDR).
+        let port = try ReservedPort(self).port
+        var gpsd: FakeGPSD? = try server(port: port)
         let log = Lines()
         let client = client(port, log: log)
         client.start()
@@ -141,7 +142,7 @@ final class GPSDClientTests: XCTestCase {
     /// Nothing listens: the client says so once, a capture asks and gets no location at once,
     /// and stopping ends its thread.
     func testAbsentGPSDDelaysNothing() async throws {
-        let port = UInt16(freePort())
+        let port = try ReservedPort(self).port  // held, never listening: refused
         let log = Lines()
         let provider = provider(port, log: log)
         provider.start()
