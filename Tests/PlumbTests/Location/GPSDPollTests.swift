@@ -76,7 +76,7 @@ final class GPSDPollTests: XCTestCase {
 
     /// gpsd unreachable: the wait ends with the first failed attempt, not at its deadline.
     func testAnUnreachableGPSDEndsTheWait() async throws {
-        let port = UInt16(freePort())
+        let port = try ReservedPort(self).port  // held, never listening: gpsd's connection is refused
         let provider = provider(port)
         provider.start()
         let started = ContinuousClock.now
