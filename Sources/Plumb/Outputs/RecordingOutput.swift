@@ -64,6 +64,10 @@ public final class RecordingOutput: CaptureOutput {
         var failedFacts: RecordingFacts?
         /// The location of the file's start, and what writes it.
         var location: MP4LocationWriter?
+        /// What the tee gave this branch (frames, and the gaps between them: frames the
+        /// camera dropped), and its counts just before the file's first frame.
+        var entries = BranchEntryLog(rate: FrameRate(30))
+        var entriesBeforeFirst: (entered: Int, lost: Int)?
     }
 
     private let state = Mutex(State())
@@ -134,6 +138,7 @@ public final class RecordingOutput: CaptureOutput {
             s.built = true
             s.size = format.size
             s.rate = format.rate
+            s.entries = BranchEntryLog(rate: format.rate)
         }
         // One keyframe per fragment by default, so every fragment starts decodable.
         let gop = options.keyframeInterval
@@ -189,6 +194,7 @@ public final class RecordingOutput: CaptureOutput {
         try mux.link(to: sink)
 
         countCopies(through: convert)
+        if let head = bin.element(named: "head")?.staticPad("sink") { countEntries(at: head) }
         // Nothing before the first keyframe goes in (a recording must start decodable).
         let started = first
         encoder.staticPad("src")!.addProbe(.buffer) { [weak self] info in
@@ -210,6 +216,8 @@ public final class RecordingOutput: CaptureOutput {
                 s.lastEnd = max(s.lastEnd ?? 0, end)
                 if s.firstPTS == nil {
                     s.firstPTS = pts
+                    // Read now: the frame is among the branch's recent entries.
+                    s.entriesBeforeFirst = s.entries.counts(at: pts).map { ($0.entered - 1, $0.lost) } ?? (0, 0)
                     s.firstDate = Date()
                     s.clockSynchronized = WallClock.isSynchronized()
                     return true
@@ -225,6 +233,20 @@ public final class RecordingOutput: CaptureOutput {
             $0.encoderSource = encoder.staticPad("src")
         }
         return BranchEnds(entry: flip ?? convert, sink: sink)
+    }
+
+    /// Counts what the tee gives this branch, at its head queue: before anything in the
+    /// branch can drop a frame, after anything before the tee has. Between the file's first
+    /// and last frame, the gaps between these frames are what the camera dropped, and the
+    /// frames counted here but missing from the file were lost in the branch (its leaky
+    /// queue behind a slow encoder, the encoder, a write that failed).
+    private func countEntries(at pad: Pad) {
+        _ = pad.addProbe(.buffer) { [weak self] entry, info in
+            guard let self else { return .ok }
+            let time = info.bufferPTS.map { entry.runningTime(of: $0) ?? $0 }
+            self.state.withLock { $0.entries.add(offset: info.bufferOffset, time: time) }
+            return .ok
+        }
     }
 
     /// Counts the frames `convert` copies instead of passing them through (the same buffer
@@ -376,6 +398,8 @@ public final class RecordingOutput: CaptureOutput {
         var facts = facts()
         let rate = state.withLock { $0.rate.perSecond }
         facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
+        let lost = Self.lost(state.withLock { $0 }, frames: facts.frames)
+        facts.setLost(camera: lost.camera, encoder: lost.encoder)
         facts.seconds = rate > 0 ? (Double(facts.frames) / rate * 1000).rounded() / 1000 : 0
         facts.error = cause(of: error)
         return facts
@@ -389,6 +413,16 @@ public final class RecordingOutput: CaptureOutput {
             return "No space left on device: cannot write \(url.path)"
         }
         return "\(error)"
+    }
+
+    /// The frames missing from the file between its first and its last frame: gaps in what
+    /// the tee gave the branch (the camera's), and frames the branch got but the file did
+    /// not (`frames` of them are in it). The counts at the last frame are read while it is
+    /// recent (right after the branch drained); failing that, the totals stand in.
+    private static func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
+        guard let start = s.entriesBeforeFirst, let last = s.lastPTS else { return (0, 0) }
+        let end = s.entries.counts(at: last) ?? (s.entries.entered, s.entries.lost)
+        return (max(0, end.lost - start.lost), max(0, end.entered - start.entered - frames))
     }
 
     func facts() -> RecordingFacts {
@@ -408,6 +442,8 @@ public final class RecordingOutput: CaptureOutput {
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }
         facts.pixelConversion = s.conversion
+        let lost = Self.lost(s, frames: s.frames)
+        facts.setLost(camera: lost.camera, encoder: lost.encoder)
         facts.clockSynchronized = s.clockSynchronized
         // Only a location the file really holds.
         if let writer = s.location, writer.statistics.headers > 0 { facts.set(writer.location) }

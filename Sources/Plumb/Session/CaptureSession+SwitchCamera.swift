@@ -51,6 +51,7 @@ extension CaptureSession {
         remove(sourceChain, from: pipeline)
         sourceChain = []
         timeline?.arm()
+        frames.restartGaps(rate: wanted.rate)
         // Made once the old source has stopped: the next frame at the tee is the new camera's.
         let first = frames.after(1)
         let roll: CapsRoll?

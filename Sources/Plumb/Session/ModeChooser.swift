@@ -55,6 +55,31 @@ public enum ModeChooser {
         return (preferred.isEmpty ? modes : preferred).min { score($0, size, rate) < score($1, size, rate) }
     }
 
+    /// nil when `chosen` gives `rate` (within 0.5 %: 30000/1001 is 30); otherwise what the
+    /// camera gives instead, for `CameraError.Cause.rateUnavailable`: every rate its modes
+    /// have at the chosen size, fastest first ("1280x720 at 10, 5 fps (YUY2); 30 fps (MJPG)").
+    /// For a request that must be met rather than replaced by the nearest rate.
+    public static func rateProblem(chosen: CameraMode, from modes: [CameraMode], rate: FrameRate) -> String? {
+        guard abs(chosen.rate.perSecond - rate.perSecond) > rate.perSecond * 0.005 else { return nil }
+        let sameSize = modes.filter { $0.size == chosen.size }
+        var byEncoding: [(String, [Double])] = []
+        for m in sameSize {
+            if let i = byEncoding.firstIndex(where: { $0.0 == m.encodingName }) {
+                if !byEncoding[i].1.contains(m.rate.perSecond) { byEncoding[i].1.append(m.rate.perSecond) }
+            } else {
+                byEncoding.append((m.encodingName, [m.rate.perSecond]))
+            }
+        }
+        let listed = byEncoding.map { name, rates in
+            rates.sorted(by: >).map(Self.rateText).joined(separator: ", ") + " fps (\(name))"
+        }
+        return "\(Self.rateText(rate.perSecond)) fps asked for; it gives \(chosen.size) at " + listed.joined(separator: "; ")
+    }
+
+    private static func rateText(_ r: Double) -> String {
+        r == r.rounded() ? String(Int(r)) : String(format: "%.2f", r)
+    }
+
     /// Which encoding the camera should send, when it offers a choice.
     public enum Preference: String, Sendable, CaseIterable {
         /// Whatever fits the size and rate best (raw when it is a tie).
