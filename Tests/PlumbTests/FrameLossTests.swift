@@ -9,15 +9,15 @@ import XCTest
 final class FrameLossTests: XCTestCase {
     private let qvga = VideoSize(width: 320, height: 240)
 
-    /// ffprobe's frames in the file, and the frame slots at `fps` between its first and last
-    /// frame that hold none.
-    private func probed(_ url: URL, fps: Double) throws -> (frames: Int, missing: Int) {
+    /// ffprobe's frames in the file, and the frame slots at `fps` that hold none: between its
+    /// first and last frame, or over `length` seconds from its first frame.
+    private func probed(_ url: URL, fps: Double, length: Double? = nil) throws -> (frames: Int, missing: Int) {
         // Each frame's time is the line's first field (the first frame's line has a second, empty one).
         let times = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
                                             "-of", "csv=p=0", url.path])
             .split(separator: "\n").compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }.sorted()
         guard let first = times.first, let last = times.last else { return (0, 0) }
-        let slots = Int(((last - first) * fps).rounded()) + 1
+        let slots = length.map { Int(($0 * fps).rounded()) } ?? Int(((last - first) * fps).rounded()) + 1
         return (times.count, slots - times.count)
     }
 
@@ -32,7 +32,7 @@ final class FrameLossTests: XCTestCase {
         let lostAtTee = session.framesLost
         await session.close()
 
-        let file = try probed(recording.url, fps: 30)
+        let file = try probed(recording.url, fps: 30, length: 2)
         XCTAssertEqual(file.frames, facts.frames)
         XCTAssertEqual(file.missing, 0, "the test pattern drops nothing")
         XCTAssertEqual(facts.framesLost, 0)
@@ -69,7 +69,7 @@ final class FrameLossTests: XCTestCase {
         let lostAtTee = session.framesLost
         await session.close()
 
-        let file = try probed(recording.url, fps: 30)
+        let file = try probed(recording.url, fps: 30, length: 2)
         XCTAssertEqual(file.frames, facts.frames)
         XCTAssertGreaterThan(file.missing, 10, "every fourth frame of 2 s is missing")
         XCTAssertEqual(facts.framesLost, file.missing, "the facts count what ffprobe finds missing")

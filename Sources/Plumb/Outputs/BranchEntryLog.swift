@@ -49,4 +49,11 @@ struct BranchEntryLog: Sendable {
         }
         return best.map { ($0.entered, $0.lost) }
     }
+
+    /// The frames that entered stamped after `after` and before `before` (half a frame's
+    /// slack at both ends), while they are among the recent ones.
+    func entered(after: ClockTime, before: ClockTime) -> Int {
+        let tolerance = gaps.interval / 2
+        return ring.filter { $0.time > after + tolerance && $0.time + tolerance < before }.count
+    }
 }

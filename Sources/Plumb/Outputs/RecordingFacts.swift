@@ -20,7 +20,8 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     /// From the first frame's start to the last frame's end.
     public var seconds: Double
     public var frames: Int
-    /// Frames missing from the file over its span: `framesLostByCamera` plus
+    /// Frames missing from the file over its span (from its first frame to its last, or to
+    /// the end of the length asked for when it reached it): `framesLostByCamera` plus
     /// `framesLostByEncoder`. 0 when every frame of the span is in it.
     public private(set) var framesLost = 0
     /// Frames the camera dropped (gaps in its sequence numbers, or in its timestamps against
@@ -121,7 +122,7 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
         if framesLostByCamera > 0 { causes.append("the camera dropped \(framesLostByCamera)") }
         if framesLostByEncoder > 0 { causes.append("\(framesLostByEncoder) did not reach the file (the encoder fell behind)") }
         return "lost \(framesLost) of \(frames + framesLost) frames: \(causes.joined(separator: ", ")); "
-            + "\(file) has gaps there"
+            + "\(file) misses them"
     }
 
     public var json: String {

@@ -398,8 +398,8 @@ public final class RecordingOutput: CaptureOutput {
         var facts = facts()
         let rate = state.withLock { $0.rate.perSecond }
         facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
-        let lost = Self.lost(state.withLock { $0 }, frames: facts.frames)
-        facts.setLost(camera: lost.camera, encoder: lost.encoder)
+        let loss = lost(state.withLock { $0 }, frames: facts.frames)
+        facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.seconds = rate > 0 ? (Double(facts.frames) / rate * 1000).rounded() / 1000 : 0
         facts.error = cause(of: error)
         return facts
@@ -419,10 +419,25 @@ public final class RecordingOutput: CaptureOutput {
     /// the tee gave the branch (the camera's), and frames the branch got but the file did
     /// not (`frames` of them are in it). The counts at the last frame are read while it is
     /// recent (right after the branch drained); failing that, the totals stand in.
-    private static func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
+    private func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
         guard let start = s.entriesBeforeFirst, let last = s.lastPTS else { return (0, 0) }
         let end = s.entries.counts(at: last) ?? (s.entries.entered, s.entries.lost)
-        return (max(0, end.lost - start.lost), max(0, end.entered - start.entered - frames))
+        var camera = max(0, end.lost - start.lost)
+        var encoder = max(0, end.entered - start.entered - frames)
+        // A recording that reached its length (`record --seconds N`) spans it: the slots after
+        // the last frame up to the end are missing too, the frames that entered in them lost
+        // in the branch, the rest by the camera. (Only the last file of a split holds the end.)
+        if let lengthEnd = chain.end, s.successor == nil {
+            let interval = s.rate.frameDuration
+            let lastEnd = last + interval
+            if lengthEnd > lastEnd + interval / 2 {
+                let slots = Int((Double(lengthEnd - lastEnd) / Double(interval)).rounded())
+                let entered = min(slots, s.entries.entered(after: last, before: lengthEnd))
+                encoder += entered
+                camera += slots - entered
+            }
+        }
+        return (camera, encoder)
     }
 
     func facts() -> RecordingFacts {
@@ -442,8 +457,8 @@ public final class RecordingOutput: CaptureOutput {
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }
         facts.pixelConversion = s.conversion
-        let lost = Self.lost(s, frames: s.frames)
-        facts.setLost(camera: lost.camera, encoder: lost.encoder)
+        let loss = lost(s, frames: s.frames)
+        facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.clockSynchronized = s.clockSynchronized
         // Only a location the file really holds.
         if let writer = s.location, writer.statistics.headers > 0 { facts.set(writer.location) }
