@@ -143,13 +143,33 @@ final class FrameLossTests: XCTestCase {
         let size = VideoSize(width: 1280, height: 720)
         let modes = ModeChooser.modes(in: caps, requested: size, rate: FrameRate(60))
         let chosen = try XCTUnwrap(ModeChooser.choose(from: modes, size: size, rate: FrameRate(60)))
-        let problem = try XCTUnwrap(ModeChooser.rateProblem(chosen: chosen, from: modes, rate: FrameRate(60)))
+        let problem = try XCTUnwrap(ModeChooser.rateProblem(chosen: chosen, offered: caps, rate: FrameRate(60)))
         XCTAssertEqual(problem, "60 fps asked for; it gives 1280x720 at 10, 5 fps (YUY2); 30, 15 fps (MJPG)")
         // A rate it has, and 30000/1001 for 30, pass.
         let thirty = try XCTUnwrap(ModeChooser.choose(from: modes, size: size, rate: FrameRate(30)))
-        XCTAssertNil(ModeChooser.rateProblem(chosen: thirty, from: modes, rate: FrameRate(30)))
-        XCTAssertNil(ModeChooser.rateProblem(chosen: thirty, from: modes, rate: FrameRate(30000, 1001)))
-        let error = CameraError(device: "/dev/video0", cause: .rateUnavailable, detail: problem)
-        XCTAssertTrue(error.description.contains("cannot give the frame rate"), error.description)
+        XCTAssertNil(ModeChooser.rateProblem(chosen: thirty, offered: caps, rate: FrameRate(30)))
+        XCTAssertNil(ModeChooser.rateProblem(chosen: thirty, offered: caps, rate: FrameRate(30000, 1001)))
+    }
+
+    /// On the libcamera stand-in (the same negotiation as a V4L2 camera; it offers 1 to 120
+    /// fps): 200 fps asked for is refused naming its rates, or met as near as it can be.
+    func testARateTheCameraLacksIsRefusedWhenItMustBeMet() async throws {
+        try HardwareStandIns.connectLibcameras(["/base/soc/i2c0mux/i2c@1/imx708@1a"], in: self)
+        let source = CameraSource.libcamera("/base/soc/i2c0mux/i2c@1/imx708@1a")
+        let vga = VideoSize(width: 640, height: 480)
+        do {
+            let session = try await CaptureSession.open(source, size: vga, rate: FrameRate(200), exactRate: true)
+            await session.close()
+            XCTFail("opened at a rate the camera lacks")
+        } catch CaptureError.camera(let error) {
+            XCTAssertEqual(error.cause, .rateUnavailable)
+            XCTAssertTrue(error.description.contains("it cannot give the frame rate asked for"), error.description)
+            XCTAssertTrue(error.description.contains("200 fps asked for; it gives 640x480 at 1 to 120 fps (NV12, I420, YUY2)"),
+                          error.description)
+        }
+        let nearest = try await CaptureSession.open(source, size: vga, rate: FrameRate(200))
+        let format = await nearest.format
+        await nearest.close()
+        XCTAssertEqual(format.rate, FrameRate(120))
     }
 }

@@ -463,7 +463,7 @@ public actor CaptureSession {
         guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate, encoding: encoding) else {
             throw CaptureError.camera(CameraError(device: name, cause: .noUsableFormat, detail: "it offers \(offered)"))
         }
-        if exactRate, let problem = ModeChooser.rateProblem(chosen: mode, from: modes, rate: rate) {
+        if exactRate, let problem = ModeChooser.rateProblem(chosen: mode, offered: offered, rate: rate) {
             throw CaptureError.camera(CameraError(device: name, cause: .rateUnavailable, detail: problem))
         }
         return try attachModeChain(after: src, mode: mode, in: pipeline)
