@@ -72,6 +72,7 @@ extension CaptureSession {
             remove(sourceChain, from: pipeline)
             if let roll { await finish(roll, timeout: .zero) }
             timeline?.arm()
+            frames.restartGaps(rate: kept.rate)
             if let back = try? install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin) {
                 await finish(back, timeout: timeout)
             }
