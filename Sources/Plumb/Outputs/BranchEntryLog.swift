@@ -21,6 +21,7 @@ struct BranchEntryLog: Sendable {
     private var next = 0
     private(set) var entered = 0
     var lost: Int { gaps.lost }
+    var interval: ClockTime { gaps.interval }
 
     init(rate: FrameRate) {
         gaps = FrameGaps(rate: rate)
@@ -38,22 +39,17 @@ struct BranchEntryLog: Sendable {
     }
 
     /// The counts at the frame stamped `time` (within half a frame), while it is among the
-    /// recent ones: `entered` counts it, `lost` the frames missing before it.
+    /// recent ones: `entered` counts it, `lost` the frames missing before it. Searched from
+    /// the newest back: the frame asked for is usually a queue's length behind.
     func counts(at time: ClockTime) -> (entered: Int, lost: Int)? {
-        let tolerance = gaps.interval / 2
-        var best: Entry?
-        for e in ring {
-            let distance = e.time > time ? e.time - time : time - e.time
-            guard distance <= tolerance else { continue }
-            if best.map({ distance < ($0.time > time ? $0.time - time : time - $0.time) }) ?? true { best = e }
+        let tolerance = interval / 2
+        var i = next
+        for _ in 0..<ring.count {
+            i = (i + ring.count - 1) % ring.count
+            let e = ring[i]
+            if e.time + tolerance < time { return nil }
+            if e.time <= time + tolerance { return (e.entered, e.lost) }
         }
-        return best.map { ($0.entered, $0.lost) }
-    }
-
-    /// The frames that entered stamped after `after` and before `before` (half a frame's
-    /// slack at both ends), while they are among the recent ones.
-    func entered(after: ClockTime, before: ClockTime) -> Int {
-        let tolerance = gaps.interval / 2
-        return ring.filter { $0.time > after + tolerance && $0.time + tolerance < before }.count
+        return nil
     }
 }

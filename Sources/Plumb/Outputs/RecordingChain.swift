@@ -41,8 +41,12 @@ final class RecordingChain: Sendable {
 
     /// Where the length ends (running time), once a frame past it has arrived; nil before,
     /// and without a length.
-    var end: ClockTime? {
-        guard let length, full.result != nil else { return nil }
+    var end: ClockTime? { full.result != nil ? lengthEnd : nil }
+
+    /// Where the length will end (running time), once the first frame is in; nil before, and
+    /// without a length.
+    var lengthEnd: ClockTime? {
+        guard let length else { return nil }
         return state.withLock { $0.firstPTS }.map { $0 + length }
     }
 

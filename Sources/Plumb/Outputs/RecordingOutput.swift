@@ -68,6 +68,9 @@ public final class RecordingOutput: CaptureOutput {
         /// camera dropped), and its counts just before the file's first frame.
         var entries = BranchEntryLog(rate: FrameRate(30))
         var entriesBeforeFirst: (entered: Int, lost: Int)?
+        /// The counts at the file's last frame so far, and just before the end of the length.
+        var entriesAtLast: (entered: Int, lost: Int)?
+        var entriesAtLengthEnd: (entered: Int, lost: Int)?
     }
 
     private let state = Mutex(State())
@@ -138,7 +141,6 @@ public final class RecordingOutput: CaptureOutput {
             s.built = true
             s.size = format.size
             s.rate = format.rate
-            s.entries = BranchEntryLog(rate: format.rate)
         }
         // One keyframe per fragment by default, so every fragment starts decodable.
         let gop = options.keyframeInterval
@@ -194,7 +196,6 @@ public final class RecordingOutput: CaptureOutput {
         try mux.link(to: sink)
 
         countCopies(through: convert)
-        if let head = bin.element(named: "head")?.staticPad("sink") { countEntries(at: head) }
         // Nothing before the first keyframe goes in (a recording must start decodable).
         let started = first
         encoder.staticPad("src")!.addProbe(.buffer) { [weak self] info in
@@ -212,6 +213,10 @@ public final class RecordingOutput: CaptureOutput {
             let end = pts + duration
             let isFirst = self.state.withLock { s -> Bool in
                 s.frames += 1
+                if pts >= s.lastPTS ?? 0 {
+                    // Read now, while the frame is among the branch's recent entries.
+                    s.entriesAtLast = s.entries.counts(at: pts) ?? s.entriesAtLast
+                }
                 s.lastPTS = max(s.lastPTS ?? 0, pts)
                 s.lastEnd = max(s.lastEnd ?? 0, end)
                 if s.firstPTS == nil {
@@ -235,16 +240,23 @@ public final class RecordingOutput: CaptureOutput {
         return BranchEnds(entry: flip ?? convert, sink: sink)
     }
 
-    /// Counts what the tee gives this branch, at its head queue: before anything in the
-    /// branch can drop a frame, after anything before the tee has. Between the file's first
-    /// and last frame, the gaps between these frames are what the camera dropped, and the
-    /// frames counted here but missing from the file were lost in the branch (its leaky
-    /// queue behind a slow encoder, the encoder, a write that failed).
-    private func countEntries(at pad: Pad) {
+    /// Counts what the tee gives this branch, at its entry (from its first frame on): before
+    /// anything in the branch can drop a frame, after anything before the tee has. Between
+    /// the file's first and last frame, the gaps between these frames are what the camera
+    /// dropped, and the frames counted here but missing from the file were lost in the
+    /// branch (its leaky queue behind a slow encoder, the encoder, a write that failed).
+    public func willReceiveFrames(at pad: Pad, format: CaptureFormat) {
+        state.withLock { $0.entries = BranchEntryLog(rate: format.rate) }
         _ = pad.addProbe(.buffer) { [weak self] entry, info in
             guard let self else { return .ok }
             let time = info.bufferPTS.map { entry.runningTime(of: $0) ?? $0 }
-            self.state.withLock { $0.entries.add(offset: info.bufferOffset, time: time) }
+            let lengthEnd = self.chain.lengthEnd
+            self.state.withLock { s in
+                if let lengthEnd, let time, s.entriesAtLengthEnd == nil, time + s.entries.interval / 2 >= lengthEnd {
+                    s.entriesAtLengthEnd = (s.entries.entered, s.entries.lost)
+                }
+                s.entries.add(offset: info.bufferOffset, time: time)
+            }
             return .ok
         }
     }
@@ -421,7 +433,7 @@ public final class RecordingOutput: CaptureOutput {
     /// recent (right after the branch drained); failing that, the totals stand in.
     private func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
         guard let start = s.entriesBeforeFirst, let last = s.lastPTS else { return (0, 0) }
-        let end = s.entries.counts(at: last) ?? (s.entries.entered, s.entries.lost)
+        let end = s.entriesAtLast ?? (s.entries.entered, s.entries.lost)
         var camera = max(0, end.lost - start.lost)
         var encoder = max(0, end.entered - start.entered - frames)
         // A recording that reached its length (`record --seconds N`) spans it: the slots after
@@ -432,7 +444,8 @@ public final class RecordingOutput: CaptureOutput {
             let lastEnd = last + interval
             if lengthEnd > lastEnd + interval / 2 {
                 let slots = Int((Double(lengthEnd - lastEnd) / Double(interval)).rounded())
-                let entered = min(slots, s.entries.entered(after: last, before: lengthEnd))
+                let atEnd = s.entriesAtLengthEnd ?? (s.entries.entered, s.entries.lost)
+                let entered = min(slots, max(0, atEnd.entered - end.entered))
                 encoder += entered
                 camera += slots - entered
             }

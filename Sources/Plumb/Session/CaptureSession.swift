@@ -592,6 +592,7 @@ public actor CaptureSession {
     func buildBranch(for output: any CaptureOutput, linkedAtOnce: Bool) throws -> (Branch, requestTime: ClockTime?) {
         guard let pipeline, let tee else { throw CaptureError.closed }
         let head = try takeHead(for: output)
+        output.willReceiveFrames(at: head.entry, format: format)
         var teePad: Pad?
         do {
             let pad = try tee.requestPad("src_%u")
