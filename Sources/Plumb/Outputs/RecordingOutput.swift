@@ -429,8 +429,9 @@ public final class RecordingOutput: CaptureOutput {
 
     /// The frames missing from the file between its first and its last frame: gaps in what
     /// the tee gave the branch (the camera's), and frames the branch got but the file did
-    /// not (`frames` of them are in it). The counts at the last frame are read while it is
-    /// recent (right after the branch drained); failing that, the totals stand in.
+    /// not (`frames` of them are in it). The counts at the first and the last frame are read
+    /// as each reaches the muxer, while it is among the recent entries; failing that, the
+    /// branch's totals stand in.
     private func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
         guard let start = s.entriesBeforeFirst, let last = s.lastPTS else { return (0, 0) }
         let end = s.entriesAtLast ?? (s.entries.entered, s.entries.lost)
