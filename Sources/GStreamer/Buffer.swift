@@ -45,3 +45,13 @@ extension ProbeInfo {
         return ClockTime(d)
     }
 }
+
+extension ProbeInfo {
+    /// GST_BUFFER_OFFSET of the probe's buffer, nil when unset (GST_BUFFER_OFFSET_NONE) or not
+    /// a buffer probe. `v4l2src` puts the driver's frame sequence number there, `videotestsrc`
+    /// its frame count.
+    public var bufferOffset: UInt64? {
+        guard let offset = buffer?.pointee.offset, offset != guint64.max else { return nil }
+        return UInt64(offset)
+    }
+}

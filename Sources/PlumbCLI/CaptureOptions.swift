@@ -87,7 +87,7 @@ extension CameraError.Cause {
 
     var isBadArgument: Bool {
         switch self {
-        case .unknownName, .notFound, .notADevice, .notACaptureDevice, .notAnImage: return true
+        case .unknownName, .notFound, .notADevice, .notACaptureDevice, .notAnImage, .rateUnavailable: return true
         case .busy, .permissionDenied, .noUsableFormat, .noFrames, .failed: return false
         }
     }

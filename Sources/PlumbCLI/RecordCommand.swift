@@ -21,8 +21,11 @@ enum RecordCommand: Command {
         Opens the camera, records N seconds into a fragmented MP4 (a crash or power cut
         loses at most the last second), stops with EOS so the file is finalized, closes
         the camera and prints the facts as one line of JSON on stdout: codec, encoder,
-        width, height, seconds, frames, bytes, started_at, rotation, gps, file, and with GPS
-        latitude, longitude, altitude, fix_age_s, gps_time. When it starts it says so on
+        width, height, seconds, frames, frames_lost (frames_lost_by_camera: gaps in the
+        camera's frames; frames_lost_by_encoder: frames that did not reach the file), bytes,
+        started_at, rotation, gps, file, and with GPS latitude, longitude, altitude, fix_age_s,
+        gps_time. Frames lost, and a file cut short because the camera and the encoder could
+        not keep up (cut_short), are also said on stderr; the exit code stays 0. When it starts it says so on
         stderr; on a terminal a progress line follows there (elapsed, frames, bytes).
         With --location the MP4 carries where it started (udta/©xyz, ISO 6709, as phones
         write it: exiftool's GPSCoordinates, ffprobe's location tag); with gpsd, the fix it
@@ -34,8 +37,9 @@ enum RecordCommand: Command {
                            current folder (or in FILE when it is a folder)
           --force          replace FILE if it exists (without it, an existing FILE is an error)
         \(CaptureOptions.help)
-          --fps N          frames per second, 1 to 1000 (default 30); a camera that lacks it
-                           gives the nearest it has
+          --fps N          frames per second, 1 to 1000 (default 30: a camera that lacks it gives
+                           the nearest it has); a rate given here that the camera lacks is an
+                           error listing the rates it has (the test pattern makes any)
           --codec C        h264 (default) or h265; when its encoder is missing the other one is
                            used, and the facts say which
           --encoder E      auto (default: the best usable one, see `plumb encoders`) or an
@@ -65,7 +69,8 @@ enum RecordCommand: Command {
         let output = try arguments.option("-o", "--output")
         let force = arguments.flag("--force")
         let capture = try CaptureOptions.parse(&arguments)
-        let fps = try arguments.option("--fps").map { text throws(UsageError) in
+        let fpsText = try arguments.option("--fps")
+        let fps = try fpsText.map { text throws(UsageError) in
             try CaptureOptions.parseInt(text, option: "--fps", range: 1...1000, what: "frames per second")
         } ?? 30
         let codecText = try arguments.option("--codec")
@@ -127,7 +132,9 @@ enum RecordCommand: Command {
             "plumb record: aborted by a second signal; \(url.path) keeps what was recorded up to its last whole fragment")
         let session: CaptureSession
         do {
-            session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(fps))
+            // A rate asked for is met or refused: a file at another rate is not what was asked.
+            session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(fps),
+                                                    exactRate: fpsText != nil)
         } catch {
             return report(error, command: name)
         }
@@ -179,12 +186,17 @@ enum RecordCommand: Command {
         }
 
         let progress = isatty(STDERR_FILENO) != 0 ? ProgressLine(total: seconds, url: url) : nil
+        let waited = ContinuousClock.now
         let outcome = await wait(seconds: seconds, recording: recording, session: session,
                                  interrupt: interrupt, progress: progress)
         progress?.end(recording.progress.frames)
         switch outcome {
         case .elapsed:
             return await finish(recording, session)
+        case .behind:
+            let wall = (ContinuousClock.now - waited).components
+            let behind = Behind(asked: seconds, wall: Double(wall.seconds) + Double(wall.attoseconds) / 1e18, format: format)
+            return await finish(recording, session, behind: behind)
         case .interrupted:
             FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopping, finalizing \(url.path)\n")
             return await finish(recording, session)
@@ -194,8 +206,26 @@ enum RecordCommand: Command {
     }
 
     private enum Outcome: Sendable {
-        case elapsed, interrupted
+        /// The file holds its N seconds.
+        case elapsed
+        /// The wall-clock backstop came first: the camera and the encoder fell behind.
+        case behind
+        case interrupted
         case failed(any Error)
+    }
+
+    /// A recording stopped by the backstop before it held its length.
+    private struct Behind {
+        var asked: Double
+        var wall: Double
+        var format: CaptureFormat
+
+        /// Why the file is shorter than asked, for the facts' `cut_short`.
+        func reason(holding seconds: Double, frames: Int) -> String {
+            "the camera and the encoder could not keep up with \(format.size) at \(format.rate.perSecond.clean) fps: "
+                + "after \(String(format: "%.1f", wall)) s the file held \(seconds.clean) s (\(frames) frames) "
+                + "of the \(asked.clean) s asked for"
+        }
     }
 
     /// Until the recording holds its N seconds, a signal, or the camera fails or stalls.
@@ -215,7 +245,7 @@ enum RecordCommand: Command {
                     let tick = ContinuousClock.now + .milliseconds(progress == nil ? 60_000 : 250)
                     do { try await Task.sleep(until: min(tick, backstop)) } catch { return nil }
                 }
-                return .elapsed
+                return .behind
             }
             group.addTask {
                 await interrupt.requested()
@@ -238,8 +268,9 @@ enum RecordCommand: Command {
     /// that holds none is removed (an empty file is no recording). After a camera failure
     /// the engine has already drained the branch, so what was recorded is finalized too.
     private static func finish(_ recording: Recording, _ session: CaptureSession,
-                               interrupted: Bool = false, failure: (any Error)? = nil) async -> ExitCode {
-        let facts: RecordingFacts?
+                               interrupted: Bool = false, behind: Behind? = nil,
+                               failure: (any Error)? = nil) async -> ExitCode {
+        var facts: RecordingFacts?
         var failure = failure
         do {
             facts = try await recording.stop()
@@ -249,7 +280,12 @@ enum RecordCommand: Command {
         }
         await session.close()
         let frames = facts?.frames ?? recording.progress.frames
-        if let facts, frames > 0 {
+        if var facts, frames > 0 {
+            if let behind {
+                facts.cutShort = behind.reason(holding: facts.seconds, frames: facts.frames)
+                FileHandle.standardError.write("plumb record: warning: \(facts.cutShort!)\n")
+            }
+            if let warning = facts.lossSummary { FileHandle.standardError.write("plumb record: warning: \(warning)\n") }
             say(facts.json)
         } else if frames == 0 {
             try? FileManager.default.removeItem(at: recording.url)
@@ -263,6 +299,7 @@ enum RecordCommand: Command {
         }
         return interrupted && frames == 0 ? .aborted : .success
     }
+
 }
 
 /// The `\r` line a terminal shows while recording: elapsed/total, frames, bytes.

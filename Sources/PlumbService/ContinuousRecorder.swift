@@ -483,6 +483,8 @@ public actor ContinuousRecorder {
             guard firstAnnouncement(of: name) else { continue }
             publish(.recordingStopped(file: name, facts: file))
             log("recorded \(name): \(file.frames) frames, \(file.seconds) s, \(file.bytes) bytes")
+            // Once per file: at most one line a segment, however many frames go missing.
+            if let loss = file.lossSummary { log("warning: \(loss)") }
         }
     }
 

@@ -27,6 +27,9 @@ public struct CameraStatus: Sendable, Equatable, Encodable {
     public var caps: String?
     /// Frames per second measured at the tee over the last seconds.
     public var measuredFPS: Double?
+    /// Frames missing between those the camera delivered since it opened
+    /// (`CaptureSession.framesLost`); nil while no camera runs.
+    public var framesLost: Int?
     /// The current capture angle: 0, 90, 180 or 270.
     public var orientation: Int
     /// The current recording's file name, nil when not recording.
@@ -199,7 +202,7 @@ public final class ControlAPI: Sendable {
         var webrtc: AnyEncodable? = nil
 
         enum CodingKeys: String, CodingKey {
-            case camera, caps, fps, orientation, recording, rtspClients = "rtsp_clients", previewEncoder = "preview_encoder"
+            case camera, caps, fps, framesLost = "frames_lost", orientation, recording, rtspClients = "rtsp_clients", previewEncoder = "preview_encoder"
             case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
             case warnings, lastError = "last_error", location, repairs, events, retention, clock
@@ -227,6 +230,7 @@ public final class ControlAPI: Sendable {
             try c.encode(camera.camera, forKey: .camera)
             try c.encode(camera.caps, forKey: .caps)
             try c.encode(camera.measuredFPS, forKey: .fps)
+            try c.encode(camera.framesLost, forKey: .framesLost)
             try c.encode(camera.orientation, forKey: .orientation)
             let state = camera.recordingFile != nil ? "recording" : camera.recordingWaitsForRoom != nil ? "waiting-for-room" : "idle"
             try c.encode(Recording(state: state, file: camera.recordingFile, problem: camera.recordingWaitsForRoom),

@@ -87,6 +87,7 @@ public final class SessionBackend: ControlBackend {
             status.camera = session.camera.name
             status.caps = format.caps
             status.measuredFPS = fps.framesPerSecond.map { ($0 * 10).rounded() / 10 }
+            status.framesLost = session.framesLost
             status.orientation = await session.rotation.degrees
             status.zoom = await session.zoom
             status.device = session.camera.identifier

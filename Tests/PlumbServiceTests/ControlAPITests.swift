@@ -108,13 +108,13 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(json["recordings_folder"] as? String, api.folder.path)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(json["uptime_seconds"] as? Double), 0)
         // Every key the README lists is there; those without a value are null, not missing.
-        XCTAssertEqual(Set(json.keys), ["webrtc", "camera", "state", "problem", "caps", "fps", "orientation", "recording",
+        XCTAssertEqual(Set(json.keys), ["webrtc", "camera", "state", "problem", "caps", "fps", "frames_lost", "orientation", "recording",
                                         "rtsp_clients", "preview_encoder", "rtsp_url", "publish", "rotation",
                                         "disk_free_bytes", "uptime_seconds", "recordings_folder", "warnings", "last_error", "location",
                                         "repairs", "events", "retention", "encoders", "clock", "zoom", "device"])
         XCTAssertEqual((json["repairs"] as? [Any])?.count, 0, "no start-up repair did anything")
-        for key in ["state", "problem", "preview_encoder", "rtsp_url", "publish", "rotation", "last_error", "location", "events", "retention",
-                    "encoders", "clock"] {
+        for key in ["state", "problem", "frames_lost", "preview_encoder", "rtsp_url", "publish", "rotation", "last_error", "location",
+                    "events", "retention", "encoders", "clock"] {
             XCTAssertTrue(json[key] is NSNull, "\(key) is \(String(describing: json[key])), not null")
         }
         let idle = try XCTUnwrap(json["recording"] as? [String: Any])

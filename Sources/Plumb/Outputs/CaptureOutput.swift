@@ -21,6 +21,11 @@ public protocol CaptureOutput: AnyObject, Sendable {
     /// running pipeline wait for a preroll).
     func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds
 
+    /// Called on the session's executor with the branch's entry (the head queue's sink, where
+    /// the tee's frames come in) before it is linked to the tee, so a probe there sees every
+    /// frame the branch is given. The default does nothing.
+    func willReceiveFrames(at entry: Pad, format: CaptureFormat)
+
     /// Sets the rotation. Called before the branch's first frame and whenever the
     /// session's angle changes. The default does nothing.
     func apply(rotation: RotationAngle)
@@ -54,6 +59,7 @@ public struct BranchEnds: Sendable {
 
 extension CaptureOutput {
     public var queueLimit: Int { 8 }
+    public func willReceiveFrames(at entry: Pad, format: CaptureFormat) {}
     public func apply(rotation: RotationAngle) {}
     public var usesPreviewAngle: Bool { false }
     public func didAttach(requestTime: ClockTime?) {}

@@ -39,6 +39,17 @@ final class RecordingChain: Sendable {
         return false
     }
 
+    /// Where the length ends (running time), once a frame past it has arrived; nil before,
+    /// and without a length.
+    var end: ClockTime? { full.result != nil ? lengthEnd : nil }
+
+    /// Where the length will end (running time), once the first frame is in; nil before, and
+    /// without a length.
+    var lengthEnd: ClockTime? {
+        guard let length else { return nil }
+        return state.withLock { $0.firstPTS }.map { $0 + length }
+    }
+
     var isStopping: Bool { state.withLock { $0.stopping } }
 
     func stop() { state.withLock { $0.stopping = true } }

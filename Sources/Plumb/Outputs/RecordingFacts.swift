@@ -20,6 +20,23 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     /// From the first frame's start to the last frame's end.
     public var seconds: Double
     public var frames: Int
+    /// Frames missing from the file over its span (from its first frame to its last, or to
+    /// the end of the length asked for when it reached it): `framesLostByCamera` plus
+    /// `framesLostByEncoder`. 0 when every frame of the span is in it.
+    public private(set) var framesLost = 0
+    /// Frames the camera dropped (gaps in its sequence numbers, or in its timestamps against
+    /// the rate) between the frames it gave the recording.
+    public private(set) var framesLostByCamera = 0
+    /// Frames the camera gave the recording that did not reach the file: dropped by the
+    /// branch's leaky queue behind a slow encoder, by the encoder, or lost with a failed write.
+    public private(set) var framesLostByEncoder = 0
+
+    /// Sets the frames lost before the recording's branch (`camera`) and in it (`encoder`).
+    mutating func setLost(camera: Int, encoder: Int) {
+        framesLostByCamera = camera
+        framesLostByEncoder = encoder
+        framesLost = camera + encoder
+    }
     /// The file's size.
     public var bytes: Int
     /// When the first frame was recorded, ISO 8601 in UTC.
@@ -56,6 +73,8 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     enum CodingKeys: String, CodingKey {
         case encoderPassedOver = "encoder_passed_over", encoderFallback = "encoder_fallback", pixelConversion = "pixel_conversion"
         case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments, error
+        case framesLost = "frames_lost", framesLostByCamera = "frames_lost_by_camera"
+        case framesLostByEncoder = "frames_lost_by_encoder"
         case startedAt = "started_at"
         case burnedIn = "burned_in"
         case cutShort = "cut_short"
@@ -87,10 +106,23 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
         guard files.count > 1 else { return whole }
         whole.frames = files.reduce(0) { $0 + $1.frames }
         whole.bytes = files.reduce(0) { $0 + $1.bytes }
+        whole.setLost(camera: files.reduce(0) { $0 + $1.framesLostByCamera },
+                      encoder: files.reduce(0) { $0 + $1.framesLostByEncoder })
         whole.seconds = (files.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000
         whole.error = files.compactMap(\.error).last
         whole.segments = files
         return whole
+    }
+
+    /// "lost N of M frames: the camera dropped X, Y did not reach the file …" for a warning,
+    /// when the file misses frames of its span; nil when it has them all.
+    public var lossSummary: String? {
+        guard framesLost > 0 else { return nil }
+        var causes: [String] = []
+        if framesLostByCamera > 0 { causes.append("the camera dropped \(framesLostByCamera)") }
+        if framesLostByEncoder > 0 { causes.append("\(framesLostByEncoder) did not reach the file (the encoder fell behind)") }
+        return "lost \(framesLost) of \(frames + framesLost) frames: \(causes.joined(separator: ", ")); "
+            + "\(file) misses them"
     }
 
     public var json: String {

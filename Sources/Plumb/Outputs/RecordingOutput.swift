@@ -64,6 +64,13 @@ public final class RecordingOutput: CaptureOutput {
         var failedFacts: RecordingFacts?
         /// The location of the file's start, and what writes it.
         var location: MP4LocationWriter?
+        /// What the tee gave this branch (frames, and the gaps between them: frames the
+        /// camera dropped), and its counts just before the file's first frame.
+        var entries = BranchEntryLog(rate: FrameRate(30))
+        var entriesBeforeFirst: (entered: Int, lost: Int)?
+        /// The counts at the file's last frame so far, and just before the end of the length.
+        var entriesAtLast: (entered: Int, lost: Int)?
+        var entriesAtLengthEnd: (entered: Int, lost: Int)?
     }
 
     private let state = Mutex(State())
@@ -206,10 +213,16 @@ public final class RecordingOutput: CaptureOutput {
             let end = pts + duration
             let isFirst = self.state.withLock { s -> Bool in
                 s.frames += 1
+                if pts >= s.lastPTS ?? 0 {
+                    // Read now, while the frame is among the branch's recent entries.
+                    s.entriesAtLast = s.entries.counts(at: pts) ?? s.entriesAtLast
+                }
                 s.lastPTS = max(s.lastPTS ?? 0, pts)
                 s.lastEnd = max(s.lastEnd ?? 0, end)
                 if s.firstPTS == nil {
                     s.firstPTS = pts
+                    // Read now: the frame is among the branch's recent entries.
+                    s.entriesBeforeFirst = s.entries.counts(at: pts).map { ($0.entered - 1, $0.lost) } ?? (0, 0)
                     s.firstDate = Date()
                     s.clockSynchronized = WallClock.isSynchronized()
                     return true
@@ -225,6 +238,27 @@ public final class RecordingOutput: CaptureOutput {
             $0.encoderSource = encoder.staticPad("src")
         }
         return BranchEnds(entry: flip ?? convert, sink: sink)
+    }
+
+    /// Counts what the tee gives this branch, at its entry (from its first frame on): before
+    /// anything in the branch can drop a frame, after anything before the tee has. Between
+    /// the file's first and last frame, the gaps between these frames are what the camera
+    /// dropped, and the frames counted here but missing from the file were lost in the
+    /// branch (its leaky queue behind a slow encoder, the encoder, a write that failed).
+    public func willReceiveFrames(at pad: Pad, format: CaptureFormat) {
+        state.withLock { $0.entries = BranchEntryLog(rate: format.rate) }
+        _ = pad.addProbe(.buffer) { [weak self] entry, info in
+            guard let self else { return .ok }
+            let time = info.bufferPTS.map { entry.runningTime(of: $0) ?? $0 }
+            let lengthEnd = self.chain.lengthEnd
+            self.state.withLock { s in
+                if let lengthEnd, let time, s.entriesAtLengthEnd == nil, time + s.entries.interval / 2 >= lengthEnd {
+                    s.entriesAtLengthEnd = (s.entries.entered, s.entries.lost)
+                }
+                s.entries.add(offset: info.bufferOffset, time: time)
+            }
+            return .ok
+        }
     }
 
     /// Counts the frames `convert` copies instead of passing them through (the same buffer
@@ -376,6 +410,8 @@ public final class RecordingOutput: CaptureOutput {
         var facts = facts()
         let rate = state.withLock { $0.rate.perSecond }
         facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
+        let loss = lost(state.withLock { $0 }, frames: facts.frames)
+        facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.seconds = rate > 0 ? (Double(facts.frames) / rate * 1000).rounded() / 1000 : 0
         facts.error = cause(of: error)
         return facts
@@ -389,6 +425,33 @@ public final class RecordingOutput: CaptureOutput {
             return "No space left on device: cannot write \(url.path)"
         }
         return "\(error)"
+    }
+
+    /// The frames missing from the file between its first and its last frame: gaps in what
+    /// the tee gave the branch (the camera's), and frames the branch got but the file did
+    /// not (`frames` of them are in it). The counts at the first and the last frame are read
+    /// as each reaches the muxer, while it is among the recent entries; failing that, the
+    /// branch's totals stand in.
+    private func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
+        guard let start = s.entriesBeforeFirst, let last = s.lastPTS else { return (0, 0) }
+        let end = s.entriesAtLast ?? (s.entries.entered, s.entries.lost)
+        var camera = max(0, end.lost - start.lost)
+        var encoder = max(0, end.entered - start.entered - frames)
+        // A recording that reached its length (`record --seconds N`) spans it: the slots after
+        // the last frame up to the end are missing too, the frames that entered in them lost
+        // in the branch, the rest by the camera. (Only the last file of a split holds the end.)
+        if let lengthEnd = chain.end, s.successor == nil {
+            let interval = s.rate.frameDuration
+            let lastEnd = last + interval
+            if lengthEnd > lastEnd + interval / 2 {
+                let slots = Int((Double(lengthEnd - lastEnd) / Double(interval)).rounded())
+                let atEnd = s.entriesAtLengthEnd ?? (s.entries.entered, s.entries.lost)
+                let entered = min(slots, max(0, atEnd.entered - end.entered))
+                encoder += entered
+                camera += slots - entered
+            }
+        }
+        return (camera, encoder)
     }
 
     func facts() -> RecordingFacts {
@@ -408,6 +471,8 @@ public final class RecordingOutput: CaptureOutput {
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }
         facts.pixelConversion = s.conversion
+        let loss = lost(s, frames: s.frames)
+        facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.clockSynchronized = s.clockSynchronized
         // Only a location the file really holds.
         if let writer = s.location, writer.statistics.headers > 0 { facts.set(writer.location) }

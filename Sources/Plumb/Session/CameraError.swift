@@ -15,6 +15,8 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
         case permissionDenied
         /// None of the formats it offers can be used.
         case noUsableFormat
+        /// No mode gives the frame rate asked for (the detail lists the rates it has).
+        case rateUnavailable
         /// It opened but sent no frame in time.
         case noFrames
         /// An image camera's file is not a PNG or JPEG image.
@@ -52,6 +54,8 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
             text += "permission denied; add this user to the 'video' group or run with access to the device"
         case .noUsableFormat:
             text += "it offers no format Plumb can use (raw video or MJPEG)"
+        case .rateUnavailable:
+            text += "it cannot give the frame rate asked for; ask for one of its rates"
         case .noFrames:
             text += "it opened but delivered no frame in time; check the cable, the driver, or another size or rate"
         case .notAnImage:

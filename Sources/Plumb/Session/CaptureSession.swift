@@ -31,6 +31,8 @@ public actor CaptureSession {
     var sourceChain: [Element] = []
     /// What the camera was opened with, for the camera a switch opens.
     var encoding = ModeChooser.Preference.any
+    /// Whether the rate asked for must be met (`open(exactRate:)`): no nearest rate instead.
+    var exactRate = false
     /// A `switchCamera(to:)` under way (AVCam's `isSwitchingVideoDevices`): the tee has no
     /// frames meanwhile, which a stall watchdog must not take for a lost camera.
     public internal(set) var isSwitchingCamera = false
@@ -115,13 +117,16 @@ public actor CaptureSession {
     ///     (see `ModeChooser`); the test pattern makes any size.
     ///   - rate: frames per second asked for, with the same fallback.
     ///   - encoding: raw or MJPEG from a camera that offers both (ignored when it offers one).
+    ///   - exactRate: a camera whose modes lack `rate` at the chosen size is
+    ///     `CameraError.Cause.rateUnavailable` (naming the rates it has) instead of opening at
+    ///     the nearest; the test pattern and an image camera make any rate.
     ///   - timeout: the most the opening may take; a camera that sends nothing by then is
     ///     `CameraError.Cause.noFrames`.
     /// - Throws: `CaptureError.camera` naming the device and the cause (missing, not a
     ///   device, not a capture device, busy, permission denied, no usable format, no frames).
     public static func open(_ camera: CameraSource = .testPattern(), size: VideoSize = .vga,
                             rate: FrameRate = FrameRate(30), encoding: ModeChooser.Preference = .any,
-                            timeout: Duration = .seconds(5)) async throws -> CaptureSession
+                            exactRate: Bool = false, timeout: Duration = .seconds(5)) async throws -> CaptureSession
     {
         guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else {
             throw CaptureError.invalidArgument("size \(size) is out of range (1x1 to 16384x16384)")
@@ -138,6 +143,7 @@ public actor CaptureSession {
         let opened = OneShot<Void>()
         Task {
             do {
+                await session.requireExactRate(exactRate)
                 try await session.start(size: size, rate: rate, encoding: encoding, timeout: timeout)
                 opened.succeed(())
             } catch {
@@ -259,6 +265,11 @@ public actor CaptureSession {
     /// Frames that entered the tee since the camera started.
     public var frameCount: Int { frames.count }
 
+    /// Frames missing between those that entered the tee since the camera started: gaps in
+    /// the camera's sequence numbers (or, without them, in its timestamps against the
+    /// rate). A camera switch's own pause is not counted.
+    public nonisolated var framesLost: Int { frames.lost }
+
     /// The pipeline's running time now (the clock buffers are stamped against).
     public var runningTime: ClockTime? { pipeline?.runningTime }
 
@@ -278,6 +289,8 @@ public actor CaptureSession {
     var photoOutputIfAttached: PhotoOutput? { photos }
 
     // MARK: - Start-up
+
+    private func requireExactRate(_ exact: Bool) { exactRate = exact }
 
     private func start(size: VideoSize, rate: FrameRate, encoding: ModeChooser.Preference,
                        timeout: Duration) async throws {
@@ -331,9 +344,11 @@ public actor CaptureSession {
         }
 
         let frames = self.frames
-        tee.staticPad("sink")!.addProbe(.buffer) { _ in
+        frames.restartGaps(rate: format.rate)
+        tee.staticPad("sink")!.addProbe(.buffer) { pad, info in
+            let time = info.bufferPTS.map { pad.runningTime(of: $0) ?? $0 }
             // Only the first frame touches the one-shot: no second lock on every frame.
-            if frames.frame() == 1 { first.succeed(()) }
+            if frames.frame(offset: info.bufferOffset, time: time) == 1 { first.succeed(()) }
             return .ok
         }
 
@@ -447,6 +462,9 @@ public actor CaptureSession {
         let modes = ModeChooser.modes(in: offered, requested: size, rate: rate)
         guard let mode = ModeChooser.choose(from: modes, size: size, rate: rate, encoding: encoding) else {
             throw CaptureError.camera(CameraError(device: name, cause: .noUsableFormat, detail: "it offers \(offered)"))
+        }
+        if exactRate, let problem = ModeChooser.rateProblem(chosen: mode, offered: offered, rate: rate) {
+            throw CaptureError.camera(CameraError(device: name, cause: .rateUnavailable, detail: problem))
         }
         return try attachModeChain(after: src, mode: mode, in: pipeline)
     }
@@ -574,6 +592,7 @@ public actor CaptureSession {
     func buildBranch(for output: any CaptureOutput, linkedAtOnce: Bool) throws -> (Branch, requestTime: ClockTime?) {
         guard let pipeline, let tee else { throw CaptureError.closed }
         let head = try takeHead(for: output)
+        output.willReceiveFrames(at: head.entry, format: format)
         var teePad: Pad?
         do {
             let pad = try tee.requestPad("src_%u")

@@ -30,17 +30,10 @@ public enum ModeChooser {
             default:
                 continue
             }
-            let widths = integers(s.values("width"), requested: size.width)
-            let heights = integers(s.values("height"), requested: size.height)
             var offered = s.values("framerate").flatMap { Self.rates($0, requested: rate) }
             if offered.isEmpty { offered = [rate] }
             for e in encodings {
-                // Width and height lists pair up by index (v4l2src writes one size per structure);
-                // when their lengths differ, every combination is offered.
-                let sizes: [VideoSize] = widths.count == heights.count
-                    ? zip(widths, heights).map { VideoSize(width: $0, height: $1) }
-                    : widths.flatMap { w in heights.map { VideoSize(width: w, height: $0) } }
-                for sz in sizes {
+                for sz in sizes(of: s, requested: size) {
                     for r in offered { result.append(CameraMode(encoding: e, size: sz, rate: r)) }
                 }
             }
@@ -48,11 +41,65 @@ public enum ModeChooser {
         return result
     }
 
+    /// The sizes a caps structure offers, ranges met at `requested` (clamped).
+    private static func sizes(of s: Structure, requested size: VideoSize) -> [VideoSize] {
+        let widths = integers(s.values("width"), requested: size.width)
+        let heights = integers(s.values("height"), requested: size.height)
+        // Width and height lists pair up by index (v4l2src writes one size per structure);
+        // when their lengths differ, every combination is offered.
+        return widths.count == heights.count
+            ? zip(widths, heights).map { VideoSize(width: $0, height: $1) }
+            : widths.flatMap { w in heights.map { VideoSize(width: w, height: $0) } }
+    }
+
     /// The best mode for the request, or nil when there are none.
     public static func choose(from modes: [CameraMode], size: VideoSize, rate: FrameRate,
                               encoding: Preference = .any) -> CameraMode? {
         let preferred = modes.filter { encoding.accepts($0) }
         return (preferred.isEmpty ? modes : preferred).min { score($0, size, rate) < score($1, size, rate) }
+    }
+
+    /// nil when `chosen` gives `rate` (within 0.5 %: 30000/1001 is 30); otherwise what the
+    /// camera gives instead, for `CameraError.Cause.rateUnavailable`: every rate `caps` offer
+    /// at the chosen size, by encoding ("1280x720 at 10, 5 fps (YUY2); 30, 15 fps (MJPG)",
+    /// "640x480 at 1 to 120 fps (NV12, I420)"). For a request that must be met rather than
+    /// replaced by the nearest rate.
+    public static func rateProblem(chosen: CameraMode, offered caps: Caps, rate: FrameRate) -> String? {
+        guard abs(chosen.rate.perSecond - rate.perSecond) > rate.perSecond * 0.005 else { return nil }
+        var byRates: [(rates: [String], encodings: [String])] = []
+        for s in caps.structures {
+            let encodings: [String]
+            switch s.name {
+            case "video/x-raw":
+                let formats = s.values("format").map(unquote)
+                encodings = formats.isEmpty ? ["YUY2"] : formats
+            case "image/jpeg":
+                encodings = ["MJPG"]
+            default:
+                continue
+            }
+            guard sizes(of: s, requested: chosen.size).contains(chosen.size) else { continue }
+            let rates = s.values("framerate").compactMap(rateText)
+            if let i = byRates.firstIndex(where: { $0.rates == rates }) {
+                byRates[i].encodings += encodings.filter { !byRates[i].encodings.contains($0) }
+            } else {
+                byRates.append((rates, encodings))
+            }
+        }
+        let listed = byRates.map { "\($0.rates.joined(separator: ", ")) fps (\($0.encodings.joined(separator: ", ")))" }
+        return "\(number(rate.perSecond)) fps asked for; it gives \(chosen.size) at " + listed.joined(separator: "; ")
+    }
+
+    /// "30" for "30/1", "29.97" for "30000/1001", "1 to 120" for a range.
+    private static func rateText(_ value: String) -> String? {
+        if !value.contains("[") { return FrameRate(parsing: value).map { number($0.perSecond) } }
+        let bounds = rangeBounds(value).compactMap { FrameRate(parsing: $0) }
+        guard bounds.count >= 2 else { return nil }
+        return "\(number(bounds[0].perSecond)) to \(number(bounds[1].perSecond))"
+    }
+
+    private static func number(_ r: Double) -> String {
+        r == r.rounded() ? String(Int(r)) : String(format: "%.2f", r)
     }
 
     /// Which encoding the camera should send, when it offers a choice.

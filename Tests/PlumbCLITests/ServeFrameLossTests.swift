@@ -1,0 +1,23 @@
+import Foundation
+import PlumbTestSupport
+import XCTest
+
+/// `plumb serve` counts frames lost: `GET /status`'s `frames_lost` for the camera since it
+/// opened, and a warning in the log for a recorded file that misses frames (none here: the
+/// test pattern drops nothing, the engine's tests drop frames on purpose).
+final class ServeFrameLossTests: XCTestCase {
+    func testStatusCountsFramesLostAndACleanRecordingWarnsOfNone() throws {
+        let serve = try ServeProcess(self)
+        let status = try serve.curl("GET", "/status").json()
+        XCTAssertEqual(status["frames_lost"] as? Int, 0, "\(status)")
+
+        XCTAssertEqual(try serve.curl("POST", "/recording/start").status, 200)
+        Thread.sleep(forTimeInterval: 2)
+        let stopped = try serve.curl("POST", "/recording/stop")
+        XCTAssertEqual(stopped.status, 200, stopped.text)
+        let name = try XCTUnwrap((try stopped.json()["files"] as? [String])?.first, stopped.text)
+        XCTAssertTrue(waitUntil(20) { serve.log.contains("recorded \(name):") }, serve.log)
+        XCTAssertFalse(serve.log.contains("warning: lost"), serve.log)
+        XCTAssertEqual(try serve.curl("GET", "/status").json()["frames_lost"] as? Int, 0)
+    }
+}
