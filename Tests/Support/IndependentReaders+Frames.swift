@@ -14,7 +14,11 @@ extension IndependentReaders {
     /// test failure when ffprobe fails).
     public static func ffprobeFrameTimes(_ path: String) throws -> [Double] {
         try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
-            .split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            // A frame with side data prints a trailing comma ("0.000000,"): the time is the first field.
+            .split(separator: "\n").compactMap { line in
+                line.split(separator: ",", omittingEmptySubsequences: false).first
+                    .flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            }
     }
 
     /// ffprobe's duration of the file (format=duration), nil when it cannot read one.
