@@ -384,6 +384,23 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(try ServeConfig.load(path: try write("# café → 📷\n[camera]\nfps = 25\n")).camera.fps, 25)
     }
 
+    /// Issue 22: a file that starts with a UTF-8 byte-order mark (Notepad writes one) was
+    /// refused with a message quoting the invisible mark. It is skipped; one later in the
+    /// file is text like any other, and NUL columns still count from the first character.
+    func testAByteOrderMarkAtTheStartIsSkipped() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let url = directory.appendingPathComponent("bom.ini")
+        try Data(bom + Array("[camera]\nfps = 25\n[http]\nlisten = 127.0.0.1:9\n".utf8)).write(to: url)
+        let config = try ServeConfig.load(path: url.path)
+        XCTAssertEqual(config.camera.fps, 25)
+        XCTAssertEqual(config.http.listen, try ServeConfig.parse(text: "[http]\nlisten = 127.0.0.1:9\n").http.listen)
+        XCTAssertEqual(try ServeConfig.parse(text: "\u{FEFF}[camera]\nfps = 24\n").camera.fps, 24)
+        // The mark does not shift columns: a NUL right after it is at column 1.
+        let nul = try loadError(bytes: bom + [0] + Array("\n[camera]\n".utf8))
+        XCTAssertTrue(nul.description.hasSuffix("plumb.ini:1: a NUL byte at column 1: a config file is text, "
+                                                + "and GLib would end the line's value there; remove it"), nul.description)
+    }
+
     /// A group written twice would be merged, a key written twice would keep its last value:
     /// each is an error at the second one's line that names the first.
     func testRepeatedGroupsAndKeysAreErrorsNamingBothLines() throws {
