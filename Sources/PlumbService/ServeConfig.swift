@@ -44,6 +44,9 @@ public struct ServeConfig: Sendable, Equatable {
         public var zoom = 1.0
         /// `max-zoom`: the largest zoom `POST /zoom` takes, default 8.
         public var maxZoom = 8.0
+        /// `image-folder`: the only folder whose pictures `POST /camera?device=image:FILE` may
+        /// show (an absolute path; nil, the default: none). `device` itself may name any file.
+        public var imageFolder: String?
         public init() {}
     }
 

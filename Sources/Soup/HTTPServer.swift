@@ -378,6 +378,12 @@ final class ServerCore: @unchecked Sendable {
     /// The handler: the whole request is in and passed the early checks.
     private func requestArrived(_ message: OpaquePointer, path: String, query: OpaquePointer?) {
         let method = String(cString: soup_server_message_get_method(message))
+        // libsoup hands query values over as C strings, cut at a NUL (`device=test%00x` would
+        // read as `test`), and a decoded path parameter would carry one on to C: refused whole.
+        let rawQuery = g_uri_get_query(soup_server_message_get_uri(message)).map { String(cString: $0) } ?? ""
+        if Self.holdsNUL(path) || Self.holdsNUL(rawQuery) {
+            return reject(message, .error(400, "the request's path or query holds a NUL byte (%00); remove it"))
+        }
         guard case let .matched(route, parameters) = router.resolve(method: method, path: path) else {
             return reject(message, .error(404, "no such endpoint: \(method) \(path)"))
         }
@@ -461,6 +467,11 @@ final class ServerCore: @unchecked Sendable {
     }
 
     /// soup's decoded form fields (a GHashTable of strings).
+    /// Whether percent-encoded text decodes to a NUL byte.
+    static func holdsNUL(_ encoded: String) -> Bool {
+        encoded.range(of: "%00", options: .caseInsensitive) != nil || encoded.utf8.contains(0)
+    }
+
     private func decodeQuery(_ table: OpaquePointer?) -> [String: String] {
         guard let table else { return [:] }
         var result: [String: String] = [:]

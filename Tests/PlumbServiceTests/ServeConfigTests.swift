@@ -101,7 +101,7 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(Set(exampleKeys), Set(structKeys))
         XCTAssertEqual(exampleKeys.count, structKeys.count, "no key appears twice")
         XCTAssertEqual(Set(ServeConfig.keys.map(\.path)), Set(structKeys), "the key table covers the struct")
-        XCTAssertEqual(structKeys.count, 48)
+        XCTAssertEqual(structKeys.count, 49)
         // Each key is documented by a comment right above it, and set to the table's default.
         let lines = try String(contentsOfFile: Self.exampleFile, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         for key in ServeConfig.keys {
@@ -126,6 +126,7 @@ final class ServeConfigTests: XCTestCase {
             device = /dev/video2
             size = 640x480
             fps = 15
+            image-folder = /srv/pictures
             [rotation]
             accelerometer = replay:/tmp/motion.txt
             mount = 90
@@ -157,6 +158,10 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(c.camera.device, .path("/dev/video2"))
         XCTAssertEqual(c.camera.size, VideoSize(width: 640, height: 480))
         XCTAssertEqual(c.camera.fps, 15)
+        XCTAssertEqual(c.camera.imageFolder, "/srv/pictures")
+        XCTAssertThrowsError(try ServeConfig.parse(text: "[camera]\nimage-folder = pictures\n")) { error in
+            XCTAssertTrue("\(error)".contains("an absolute folder path"), "\(error)")
+        }
         XCTAssertEqual(c.rotation.accelerometer, .replay(.file("/tmp/motion.txt")))
         XCTAssertEqual(c.rotation.mount, .degrees90)
         XCTAssertEqual(c.rotation.facing, .front)

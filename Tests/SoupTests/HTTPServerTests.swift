@@ -124,6 +124,22 @@ final class HTTPServerTests: XCTestCase {
         }
     }
 
+    /// Issue 22: libsoup hands query values over as C strings, so `device=test%00x` reached
+    /// the handler as `test`. A NUL in the query or the path is a 400 before any handler;
+    /// an encoded percent sign followed by 00 is not a NUL.
+    func testANULInTheQueryOrThePathIsRefused() async throws {
+        let s = try await TestServer(statusRouter()).start()
+        addTeardownBlock { await s.stop() }
+        for path in ["/echo/x?a=test%00x", "/echo/x?a=%00", "/echo/x?a%00b=1", "/echo/a%00b", "/echo/x?a=1&b=%00"] {
+            let r = try await curl([s.url(path)])
+            XCTAssertEqual(r.status, 400, "\(path): \(r.text)")
+            XCTAssertTrue(r.text.contains("NUL byte (%00)"), r.text)
+        }
+        let literal = try await curl([s.url("/echo/x?a=%2500")])
+        XCTAssertEqual(literal.status, 200, literal.text)
+        XCTAssertEqual(try JSONDecoder().decode(Echo.self, from: literal.body).query, ["a": "%00"])
+    }
+
     func testRequestBodyLimit() async throws {
         var options = HTTPServer.Options()
         options.maxRequestBodyBytes = 1000
