@@ -429,6 +429,13 @@ final class ServerCore: @unchecked Sendable {
     func writeHead(_ message: OpaquePointer, _ response: HTTPResponse) {
         soup_server_message_set_status(message, guint(response.status), nil)
         let headers = soup_server_message_get_response_headers(message)
+        // libsoup keeps an HTTP/1.0 connection only when the answer says keep-alive, which it
+        // never adds itself. Said when the client asked and the body has a length (a stream
+        // has none in 1.0: it ends with the connection).
+        if soup_server_message_get_http_version(message) == SOUP_HTTP_1_0,
+           soup_message_headers_header_contains(soup_server_message_get_request_headers(message), "Connection", "Keep-Alive") != 0 {
+            if case .stream = response.body {} else { soup_message_headers_replace(headers, "Connection", "keep-alive") }
+        }
         for (name, value) in response.headers {
             soup_message_headers_replace(headers, name, value)
         }

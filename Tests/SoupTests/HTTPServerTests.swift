@@ -140,6 +140,29 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(Echo.self, from: literal.body).query, ["a": "%00"])
     }
 
+    /// Issue 22: an HTTP/1.0 request with `Connection: Keep-Alive` was answered without it
+    /// and closed. It gets `Connection: keep-alive` and the connection takes the next request;
+    /// a 1.0 request without it is still closed after its answer.
+    func testHTTP10KeepAliveIsAnsweredAndKept() async throws {
+        let s = try await TestServer(statusRouter()).start()
+        addTeardownBlock { await s.stop() }
+        let port = s.address.port
+        try await onThread {
+            let c = try RawConnection(port: port)
+            for path in ["/ok", "/nothing", "/ok"] {
+                try c.send("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: Keep-Alive\r\n\r\n")
+                let r = try c.readResponse()
+                XCTAssertEqual(r.status, path == "/ok" ? 200 : 404, r.text)
+                XCTAssertEqual(r.headers["Connection"]?.lowercased(), "keep-alive", path)
+            }
+            XCTAssertTrue(c.isOpenForWriting())
+            let plain = try RawConnection(port: port)
+            try plain.send("GET /ok HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            XCTAssertEqual(try plain.readResponse().status, 200)
+            XCTAssertTrue(plain.waitForClose(), "an HTTP/1.0 request without keep-alive ends its connection")
+        }
+    }
+
     func testRequestBodyLimit() async throws {
         var options = HTTPServer.Options()
         options.maxRequestBodyBytes = 1000
