@@ -18,3 +18,10 @@ int plumb_v4l2_query_control(const char *device, guint32 id, gint32 *minimum, gi
   *fallback = q.default_value;
   return 1;
 }
+
+int plumb_v4l2_is_video_capture(int fd) {
+  struct v4l2_capability cap = {0};
+  if (ioctl(fd, VIDIOC_QUERYCAP, &cap) != 0) return 0;
+  guint32 caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
+  return (caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE)) != 0;
+}

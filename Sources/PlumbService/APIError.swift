@@ -6,6 +6,9 @@ import Plumb
 public enum APIError: Error, Sendable, Equatable, HTTPResponseConvertible, CustomStringConvertible {
     /// 400: a parameter is missing or out of range.
     case badRequest(String)
+    /// 403: the request names something this API may not touch (an `image:` file outside
+    /// `[camera] image-folder`).
+    case forbidden(String)
     /// 404: no such recording, no such endpoint.
     case notFound(String)
     /// 409: the session is busy with something that excludes this request
@@ -21,6 +24,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseConvertible, Custo
     public var status: Int {
         switch self {
         case .badRequest: 400
+        case .forbidden: 403
         case .notFound: 404
         case .busy: 409
         case .cameraUnavailable: 503
@@ -31,7 +35,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseConvertible, Custo
 
     public var message: String {
         switch self {
-        case .badRequest(let m), .notFound(let m), .busy(let m), .cameraUnavailable(let m), .internalError(let m),
+        case .badRequest(let m), .forbidden(let m), .notFound(let m), .busy(let m), .cameraUnavailable(let m), .internalError(let m),
              .insufficientStorage(let m): m
         }
     }

@@ -9,16 +9,19 @@ import PlumbRotation
 /// takes; `facing` defaults to `[rotation] facing`; `size` asks the new camera for another
 /// size than the running one — the recording then goes on in a new file, as it does when
 /// the new camera cannot give the running size. A camera that cannot open leaves the old one running
-/// and the answer names why (404 unknown, 503 it would not open).
+/// and the answer names why (404 unknown, 400 no camera at all such as /dev/null, 503 it would
+/// not open). `image:FILE` only takes pictures in `[camera] image-folder` (403 otherwise).
 struct CameraRoutes: Sendable {
     let camera: CameraSlot
     let observer: RotationObserver
     let defaultFacing: CameraFacing
+    /// Where `image:` pictures may come from (`[camera] image-folder`).
+    let imageFolder: ImageFolder
     let publish: @Sendable (ServiceEvent) -> Void
     let log: @Sendable (String) -> Void
 
     func add(to router: inout Router) {
-        router.post("/camera") { [camera, observer, defaultFacing, publish, log] request in
+        router.post("/camera") { [camera, observer, defaultFacing, imageFolder, publish, log] request in
             guard let device = request.query["device"], !device.isEmpty else {
                 throw APIError.badRequest("give device=D: test, test:smpte, image:FILE, a /dev/video path or a camera's name")
             }
@@ -37,9 +40,14 @@ struct CameraRoutes: Sendable {
                 }
                 size = given
             }
+            // Before the picture is opened: whether a file outside the folder is an image is not told either.
+            var name = device
+            if device.hasPrefix(ImageCameraSource.prefix) {
+                name = ImageCameraSource.prefix + (try imageFolder.resolve(String(device.dropFirst(ImageCameraSource.prefix.count))))
+            }
             let source: CameraSource
             do throws(CameraError) {
-                source = try CameraSource.resolve(device)
+                source = try CameraSource.resolve(name)
             } catch {
                 switch error.cause {
                 case .notFound, .unknownName: throw APIError.notFound(error.description)
@@ -52,6 +60,8 @@ struct CameraRoutes: Sendable {
                 done = try await session.switchCamera(to: source, size: size)
             } catch CaptureError.camera(let why) where why.cause == .notFound {
                 throw APIError.notFound(why.description + "; the camera before it goes on")
+            } catch CaptureError.camera(let why) where why.cause == .notADevice || why.cause == .notACaptureDevice {
+                throw APIError.badRequest(why.description + "; the camera before it goes on")
             } catch {
                 throw APIError.from(error)
             }

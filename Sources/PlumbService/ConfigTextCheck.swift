@@ -5,6 +5,15 @@ import Plumb
 /// (GLib's error names no line), and a group or a key written twice (GLib merges the
 /// groups and keeps the last value). Each is an error at its line.
 enum ConfigTextCheck {
+    /// U+FEFF, which Windows editors write at the start of a UTF-8 file.
+    static let byteOrderMark: Unicode.Scalar = "\u{FEFF}"
+
+    /// The file's bytes without a leading UTF-8 byte-order mark (EF BB BF): accepted and
+    /// skipped, so that columns count from the first real character.
+    static func droppingByteOrderMark(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+    }
+
     /// NUL bytes and invalid UTF-8 in the raw bytes of a file.
     static func check(bytes: [UInt8], origin: ConfigError.Origin) throws(ConfigError) {
         var line = 1, column = 1

@@ -117,11 +117,11 @@ public final class ControlAPI: Sendable {
     private let started = ContinuousClock.now
     private let nextEventID = Atomic(1)
     private let repairs = Mutex<[RepairReport]>([])
-    private let eventStatus = Mutex<(@Sendable () -> (any Encodable & Sendable)?)?>(nil)
-    private let webrtcStatus = Mutex<(@Sendable () -> (any Encodable & Sendable)?)?>(nil)
+    private let eventStatus = ClosureSlot<@Sendable () -> (any Encodable & Sendable)?>()
+    private let webrtcStatus = ClosureSlot<@Sendable () -> (any Encodable & Sendable)?>()
     /// What retention deleted and its limits, for `GET /status`'s `retention`; nil: none.
     private let retention: Retention?
-    private let clock = Mutex<(@Sendable () -> WallClockWatch.Status)?>(nil)
+    private let clock = ClosureSlot<@Sendable () -> WallClockWatch.Status>()
 
     public init(backend: any ControlBackend, folder: RecordingsFolder, events: EventChannel = EventChannel(),
                 warnings: [String] = [], retention: Retention? = nil) {
@@ -138,15 +138,15 @@ public final class ControlAPI: Sendable {
 
     /// Where `GET /status`'s `events` (the event recorder's ring and clips) comes from.
     public func setEventStatus(_ provider: @escaping @Sendable () -> (any Encodable & Sendable)?) {
-        eventStatus.withLock { $0 = provider }
+        eventStatus.set(provider)
     }
 
     /// Where `GET /status`'s `clock` comes from (the wall clock's state and its last jump).
-    public func setClock(_ status: @escaping @Sendable () -> WallClockWatch.Status) { clock.withLock { $0 = status } }
+    public func setClock(_ status: @escaping @Sendable () -> WallClockWatch.Status) { clock.set(status) }
 
     /// What `/status` says under `webrtc` (the WHEP preview).
     public func setWebRTCStatus(_ provider: @escaping @Sendable () -> (any Encodable & Sendable)?) {
-        webrtcStatus.withLock { $0 = provider }
+        webrtcStatus.set(provider)
     }
 
     /// Sends an event to every `GET /events` client.
@@ -266,9 +266,9 @@ public final class ControlAPI: Sendable {
         return Status(camera: camera,
                       uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                       diskFreeBytes: folder.freeBytes(), recordingsFolder: folder.path, warnings: warnings,
-                      repairs: repairs.withLock { $0 }, events: eventStatus.withLock { $0 }?().map(AnyEncodable.init),
-                      retention: retention?.status, clock: clock.withLock { $0 }?(),
-                      webrtc: webrtcStatus.withLock { $0 }?().map(AnyEncodable.init))
+                      repairs: repairs.withLock { $0 }, events: eventStatus.closure?().map(AnyEncodable.init),
+                      retention: retention?.status, clock: clock.closure?(),
+                      webrtc: webrtcStatus.closure?().map(AnyEncodable.init))
     }
 
     static func clipSeconds(_ text: String?) throws(APIError) -> Int {

@@ -86,6 +86,10 @@ extension ServeConfig {
                   accepted: "a zoom factor from 1 to 64",
                   documentation: "The largest digital zoom POST /zoom accepts.",
                   \.camera.maxZoom, parse: { parseDouble($0, in: 1...64) }, render: renderFactor),
+        ConfigKey(group: "camera", name: "image-folder",
+                  accepted: "an absolute folder path, or nothing for none",
+                  documentation: "The folder whose PNG and JPEG pictures POST /camera?device=image:FILE may show\n(FILE inside it, symlinks resolved; a relative FILE is taken in it). Empty (the default):\nthe API switches to no image camera. device above may name any file.",
+                  \.camera.imageFolder, parse: { optional($0) { $0.hasPrefix("/") } }, render: { $0 ?? "" }),
         // [rotation]
         ConfigKey(group: "rotation", name: "accelerometer",
                   accepted: "auto, iio, iio:PATH, sensor-proxy, replay:FILE or fixed:ANGLE (ANGLE one of 0, 90, 180, 270)",

@@ -44,6 +44,9 @@ public struct ServeConfig: Sendable, Equatable {
         public var zoom = 1.0
         /// `max-zoom`: the largest zoom `POST /zoom` takes, default 8.
         public var maxZoom = 8.0
+        /// `image-folder`: the only folder whose pictures `POST /camera?device=image:FILE` may
+        /// show (an absolute path; nil, the default: none). `device` itself may name any file.
+        public var imageFolder: String?
         public init() {}
     }
 
@@ -163,12 +166,15 @@ extension ServeConfig {
         }
         // NUL bytes and invalid UTF-8 are found here, at their line: GLib would cut a value
         // short at a NUL, and its encoding error names no line.
-        try ConfigTextCheck.check(bytes: [UInt8](data), origin: .file(path))
-        return try parse(text: String(decoding: data, as: UTF8.self), origin: .file(path))
+        let bytes = ConfigTextCheck.droppingByteOrderMark([UInt8](data))
+        try ConfigTextCheck.check(bytes: bytes, origin: .file(path))
+        return try parse(text: String(decoding: bytes, as: UTF8.self), origin: .file(path))
     }
 
     /// Parses config text; `origin` names it in errors.
     public static func parse(text: String, origin: ConfigError.Origin = .text) throws(ConfigError) -> ServeConfig {
+        // A byte-order mark some editors put first is not part of the text (GLib would take it into the first line).
+        let text = text.unicodeScalars.first == ConfigTextCheck.byteOrderMark ? String(text.unicodeScalars.dropFirst()) : text
         let file = KeyFile()
         let lines = ConfigLineLocator(text: text)
         try ConfigTextCheck.check(bytes: Array(text.utf8), origin: origin)

@@ -188,7 +188,7 @@ public actor ServeDaemon {
         scans.addRoutes(to: &router)
         ZoomRoutes(camera: camera).add(to: &router)
         CameraRoutes(camera: camera, observer: observer, defaultFacing: config.rotation.facing,
-                     publish: { events.publish($0) }, log: log).add(to: &router)
+                     imageFolder: ImageFolder(path: config.camera.imageFolder), publish: { events.publish($0) }, log: log).add(to: &router)
         let httpLoop = MainContextThread(name: "plumb.http")
         self.httpLoop = httpLoop
         var options = HTTPServer.Options(bearerToken: config.http.token, sessions: sessions)

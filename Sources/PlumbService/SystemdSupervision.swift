@@ -15,7 +15,7 @@ public final class SystemdSupervision: Sendable {
     public let statusInterval: Duration
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let lastStatus = Mutex<String?>(nil)
-    private let status = Mutex<(@Sendable () async -> String)?>(nil)
+    private let status = ClosureSlot<@Sendable () async -> String>()
     private let pings = Atomic<Int>(0)
 
     public init(notifier: SystemdNotifier, statusInterval: Duration = .seconds(1)) {
@@ -30,7 +30,7 @@ public final class SystemdSupervision: Sendable {
     public func ready(status: @escaping @Sendable () async -> String, frames: @escaping FrameProgress) async {
         let first = await status()
         lastStatus.withLock { $0 = first }
-        self.status.withLock { $0 = status }
+        self.status.set(status)
         notifier.send("READY=1\nSTATUS=\(first)")
         var started = [Task<Void, Never>]()
         let interval = statusInterval
@@ -67,18 +67,18 @@ public final class SystemdSupervision: Sendable {
 
     /// Sends the status if it changed; nothing once stopping.
     private func update() async {
-        guard let status = status.withLock({ $0 }) else { return }
+        guard let status = status.closure else { return }
         let now = await status()
         let changed = lastStatus.withLock { last in
             defer { last = now }
             return last != now
         }
-        if changed, self.status.withLock({ $0 }) != nil { notifier.send("STATUS=\(now)") }
+        if changed, self.status.closure != nil { notifier.send("STATUS=\(now)") }
     }
 
     /// `STOPPING=1`; the loops end.
     public func stopping() {
-        status.withLock { $0 = nil }
+        status.clear()
         for task in tasks.withLock({ t in defer { t = [] }; return t }) { task.cancel() }
         notifier.send("STOPPING=1")
     }

@@ -378,6 +378,12 @@ final class ServerCore: @unchecked Sendable {
     /// The handler: the whole request is in and passed the early checks.
     private func requestArrived(_ message: OpaquePointer, path: String, query: OpaquePointer?) {
         let method = String(cString: soup_server_message_get_method(message))
+        // libsoup hands query values over as C strings, cut at a NUL (`device=test%00x` would
+        // read as `test`), and a decoded path parameter would carry one on to C: refused whole.
+        let rawQuery = g_uri_get_query(soup_server_message_get_uri(message)).map { String(cString: $0) } ?? ""
+        if Self.holdsNUL(path) || Self.holdsNUL(rawQuery) {
+            return reject(message, .error(400, "the request's path or query holds a NUL byte (%00); remove it"))
+        }
         guard case let .matched(route, parameters) = router.resolve(method: method, path: path) else {
             return reject(message, .error(404, "no such endpoint: \(method) \(path)"))
         }
@@ -423,6 +429,13 @@ final class ServerCore: @unchecked Sendable {
     func writeHead(_ message: OpaquePointer, _ response: HTTPResponse) {
         soup_server_message_set_status(message, guint(response.status), nil)
         let headers = soup_server_message_get_response_headers(message)
+        // libsoup keeps an HTTP/1.0 connection only when the answer says keep-alive, which it
+        // never adds itself. Said when the client asked and the body has a length (a stream
+        // has none in 1.0: it ends with the connection).
+        if soup_server_message_get_http_version(message) == SOUP_HTTP_1_0,
+           soup_message_headers_header_contains(soup_server_message_get_request_headers(message), "Connection", "Keep-Alive") != 0 {
+            if case .stream = response.body {} else { soup_message_headers_replace(headers, "Connection", "keep-alive") }
+        }
         for (name, value) in response.headers {
             soup_message_headers_replace(headers, name, value)
         }
@@ -461,6 +474,11 @@ final class ServerCore: @unchecked Sendable {
     }
 
     /// soup's decoded form fields (a GHashTable of strings).
+    /// Whether percent-encoded text decodes to a NUL byte.
+    static func holdsNUL(_ encoded: String) -> Bool {
+        encoded.range(of: "%00", options: .caseInsensitive) != nil || encoded.utf8.contains(0)
+    }
+
     private func decodeQuery(_ table: OpaquePointer?) -> [String: String] {
         guard let table else { return [:] }
         var result: [String: String] = [:]

@@ -5,6 +5,7 @@ import GStreamer
 import PlumbRotation
 @testable import PlumbService
 import Soup
+import Synchronization
 import XCTest
 import GLib
 
@@ -138,6 +139,38 @@ final class ControlAPITests: XCTestCase {
         let gone = try await ServiceClient.curl([base + "/status"])
         XCTAssertEqual(gone.status, 503)
         XCTAssertEqual(try gone.json()["error"] as? String, "the camera is gone: reconnect it")
+    }
+
+    /// Issue 22: each `GET /status` wrapped the providers set with `setClock`, `setEventStatus`
+    /// and `setWebRTCStatus` in two more reabstraction thunks (read bare out of a `Mutex`), so
+    /// every call ran deeper than the last, until the stack overflowed at the 43 657th. The
+    /// providers count the frames below them: the count must not grow over thousands of
+    /// requests. (Thread.callStackReturnAddresses stops at 128 frames; the first calls are
+    /// far below that, and nesting would reach it within 60 requests.)
+    func testStatusProvidersRunAtTheSameDepthOverThousandsOfRequests() async throws {
+        let depths = Mutex<[String: [Int]]>([:])
+        @Sendable func note(_ name: String) { let d = Thread.callStackReturnAddresses.count; depths.withLock { $0[name, default: []].append(d) } }
+        api.setClock { note("clock"); return WallClockWatch.Status(synchronized: true, jumps: 0, lastJump: nil) }
+        api.setEventStatus { note("events"); return ["ring": 1] }
+        api.setWebRTCStatus { note("webrtc"); return ["viewers": 0] }
+        let perBatch = 2000
+        for _ in 0..<3 {
+            // One curl, one kept-alive connection, 2000 requests.
+            let args = ["-s", "--max-time", "300", "-w", "%{http_code}\n"]
+                + Array(repeating: ["-o", "/dev/null", base + "/status"], count: perBatch).flatMap { $0 }
+            let r = try await ServiceClient.run("/usr/bin/curl", args)
+            XCTAssertEqual(r.status, 0)
+            XCTAssertEqual(r.output.split(separator: "\n").filter { $0 == "200" }.count, perBatch, r.output.suffix(200).description)
+        }
+        let seen = depths.withLock { $0 }
+        for name in ["clock", "events", "webrtc"] {
+            let d = try XCTUnwrap(seen[name], "\(name) was never asked")
+            XCTAssertEqual(d.count, 3 * perBatch, name)
+            let first = try XCTUnwrap(d.first)
+            XCTAssertLessThan(first, 100, "\(name): the first call is already \(first) frames deep")
+            XCTAssertLessThanOrEqual(d.max()!, first + 16,
+                                     "\(name) ran deeper with each request: \(first) frames at the first, \(d.last!) at the last")
+        }
     }
 
     func testPhoto() async throws {

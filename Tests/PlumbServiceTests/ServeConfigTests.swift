@@ -101,7 +101,7 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(Set(exampleKeys), Set(structKeys))
         XCTAssertEqual(exampleKeys.count, structKeys.count, "no key appears twice")
         XCTAssertEqual(Set(ServeConfig.keys.map(\.path)), Set(structKeys), "the key table covers the struct")
-        XCTAssertEqual(structKeys.count, 48)
+        XCTAssertEqual(structKeys.count, 49)
         // Each key is documented by a comment right above it, and set to the table's default.
         let lines = try String(contentsOfFile: Self.exampleFile, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         for key in ServeConfig.keys {
@@ -126,6 +126,7 @@ final class ServeConfigTests: XCTestCase {
             device = /dev/video2
             size = 640x480
             fps = 15
+            image-folder = /srv/pictures
             [rotation]
             accelerometer = replay:/tmp/motion.txt
             mount = 90
@@ -157,6 +158,10 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(c.camera.device, .path("/dev/video2"))
         XCTAssertEqual(c.camera.size, VideoSize(width: 640, height: 480))
         XCTAssertEqual(c.camera.fps, 15)
+        XCTAssertEqual(c.camera.imageFolder, "/srv/pictures")
+        XCTAssertThrowsError(try ServeConfig.parse(text: "[camera]\nimage-folder = pictures\n")) { error in
+            XCTAssertTrue("\(error)".contains("an absolute folder path"), "\(error)")
+        }
         XCTAssertEqual(c.rotation.accelerometer, .replay(.file("/tmp/motion.txt")))
         XCTAssertEqual(c.rotation.mount, .degrees90)
         XCTAssertEqual(c.rotation.facing, .front)
@@ -382,6 +387,23 @@ final class ServeConfigTests: XCTestCase {
         }
         // Well-formed multi-byte text is fine.
         XCTAssertEqual(try ServeConfig.load(path: try write("# café → 📷\n[camera]\nfps = 25\n")).camera.fps, 25)
+    }
+
+    /// Issue 22: a file that starts with a UTF-8 byte-order mark (Notepad writes one) was
+    /// refused with a message quoting the invisible mark. It is skipped; one later in the
+    /// file is text like any other, and NUL columns still count from the first character.
+    func testAByteOrderMarkAtTheStartIsSkipped() throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let url = directory.appendingPathComponent("bom.ini")
+        try Data(bom + Array("[camera]\nfps = 25\n[http]\nlisten = 127.0.0.1:9\n".utf8)).write(to: url)
+        let config = try ServeConfig.load(path: url.path)
+        XCTAssertEqual(config.camera.fps, 25)
+        XCTAssertEqual(config.http.listen, try ServeConfig.parse(text: "[http]\nlisten = 127.0.0.1:9\n").http.listen)
+        XCTAssertEqual(try ServeConfig.parse(text: "\u{FEFF}[camera]\nfps = 24\n").camera.fps, 24)
+        // The mark does not shift columns: a NUL right after it is at column 1.
+        let nul = try loadError(bytes: bom + [0] + Array("\n[camera]\n".utf8))
+        XCTAssertTrue(nul.description.hasSuffix("plumb.ini:1: a NUL byte at column 1: a config file is text, "
+                                                + "and GLib would end the line's value there; remove it"), nul.description)
     }
 
     /// A group written twice would be merged, a key written twice would keep its last value:

@@ -125,6 +125,45 @@ final class HTTPServerTests: XCTestCase {
         }
     }
 
+    /// Issue 22: libsoup hands query values over as C strings, so `device=test%00x` reached
+    /// the handler as `test`. A NUL in the query or the path is a 400 before any handler;
+    /// an encoded percent sign followed by 00 is not a NUL.
+    func testANULInTheQueryOrThePathIsRefused() async throws {
+        let s = try await TestServer(statusRouter()).start()
+        addTeardownBlock { await s.stop() }
+        for path in ["/echo/x?a=test%00x", "/echo/x?a=%00", "/echo/x?a%00b=1", "/echo/a%00b", "/echo/x?a=1&b=%00"] {
+            let r = try await curl([s.url(path)])
+            XCTAssertEqual(r.status, 400, "\(path): \(r.text)")
+            XCTAssertTrue(r.text.contains("NUL byte (%00)"), r.text)
+        }
+        let literal = try await curl([s.url("/echo/x?a=%2500")])
+        XCTAssertEqual(literal.status, 200, literal.text)
+        XCTAssertEqual(try JSONDecoder().decode(Echo.self, from: literal.body).query, ["a": "%00"])
+    }
+
+    /// Issue 22: an HTTP/1.0 request with `Connection: Keep-Alive` was answered without it
+    /// and closed. It gets `Connection: keep-alive` and the connection takes the next request;
+    /// a 1.0 request without it is still closed after its answer.
+    func testHTTP10KeepAliveIsAnsweredAndKept() async throws {
+        let s = try await TestServer(statusRouter()).start()
+        addTeardownBlock { await s.stop() }
+        let port = s.address.port
+        try await onThread {
+            let c = try RawConnection(port: port)
+            for path in ["/ok", "/nothing", "/ok"] {
+                try c.send("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: Keep-Alive\r\n\r\n")
+                let r = try c.readResponse()
+                XCTAssertEqual(r.status, path == "/ok" ? 200 : 404, r.text)
+                XCTAssertEqual(r.headers["Connection"]?.lowercased(), "keep-alive", path)
+            }
+            XCTAssertTrue(c.isOpenForWriting())
+            let plain = try RawConnection(port: port)
+            try plain.send("GET /ok HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            XCTAssertEqual(try plain.readResponse().status, 200)
+            XCTAssertTrue(plain.waitForClose(), "an HTTP/1.0 request without keep-alive ends its connection")
+        }
+    }
+
     func testRequestBodyLimit() async throws {
         var options = HTTPServer.Options()
         options.maxRequestBodyBytes = 1000

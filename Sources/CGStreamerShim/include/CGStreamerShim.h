@@ -81,6 +81,9 @@ int plumb_tcp_send_queue(int fd, guint64 *acked, guint32 *queued);
 /// when the device has it enabled, 0 when not, -1 when the device cannot be opened.
 int plumb_v4l2_query_control(const char *device, guint32 id, gint32 *minimum, gint32 *maximum,
                              gint32 *step, gint32 *fallback);
+/// VIDIOC_QUERYCAP on an open node: 1 when it captures video (single- or multi-planar),
+/// 0 when not or when it is no V4L2 device at all (/dev/null, /dev/zero: the ioctl fails).
+int plumb_v4l2_is_video_capture(int fd);
 
 // --- webrtcbin (WebRTC.c) -----------------------------------------------------
 /// The offer/answer of one webrtcbin as one blocking call: `codec_caps` (application/x-rtp

@@ -35,8 +35,8 @@ public struct CameraDevice: Sendable, Hashable, Codable {
         throw CameraError(device: nameOrPath, cause: .unknownName, detail: known)
     }
 
-    /// What the file system says about the node before GStreamer opens it, so the common
-    /// failures get a precise cause without waiting for the driver.
+    /// What the file system and the driver say about the node before GStreamer opens it, so
+    /// the common failures get a precise cause without waiting for the driver's streaming.
     func checkNode() throws(CameraError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -48,7 +48,7 @@ public struct CameraDevice: Sendable, Hashable, Codable {
             throw CameraError(device: path, cause: .notADevice)
         }
         // O_NONBLOCK: a V4L2 open never waits for the device with it.
-        let fd = open(path, O_RDWR | O_NONBLOCK)
+        let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let err = errno
             switch err {
@@ -58,6 +58,11 @@ public struct CameraDevice: Sendable, Hashable, Codable {
             default: throw CameraError(device: path, cause: .failed, detail: String(cString: strerror(err)))
             }
         }
-        close(fd)
+        defer { close(fd) }
+        // A character device that is no camera (/dev/null, /dev/zero, /dev/urandom) would
+        // otherwise reach v4l2src, whose error on the pipeline's bus ends the running session.
+        guard V4L2Capture.isVideoCapture(fileDescriptor: fd) else {
+            throw CameraError(device: path, cause: .notACaptureDevice)
+        }
     }
 }
