@@ -200,6 +200,8 @@ final class CheckCommandTests: XCTestCase {
             ("videotestsrc ! videoconvert\n", "1:16", "the output of videoconvert goes nowhere: its src pad is not linked"),
             ("videotestsrc ! fakesink\n  fakesink name=alone\n", "2:3", "nothing feeds fakesink: its sink pad is not linked"),
             ("videotestsrc ! ( queue ! videoconvert )\n", "1:26", "the output of videoconvert goes nowhere"),
+            // A URI makes an element too (here filesrc): one left unlinked is as much an error.
+            ("videotestsrc ! fakesink\n  file:///dev/null\n", "2:3", "the output of file:///dev/null goes nowhere"),
         ]
         for (n, (body, place, words)) in cases.enumerated() {
             let file = try write(dir, "link\(n).pipeline", body)
