@@ -70,6 +70,25 @@ final class CheckCommandTests: XCTestCase {
         }
     }
 
+    /// autovideosink looks for a display at READY; without one libwayland prints
+    /// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on stderr. The check
+    /// passes, so no line may say "error:": what a library printed comes out as a warning.
+    func testLibraryNoiseOnStderrIsAWarningNotAnError() throws {
+        let dir = try temporaryDirectory(self)
+        let file = try write(dir, "auto.pipeline", "videotestsrc num-buffers=1 ! videoconvert ! autovideosink\n")
+        let r = try PlumbProcess.run(PlumbProcess.tool("env"), ["-u", "XDG_RUNTIME_DIR", "-u", "WAYLAND_DISPLAY", "-u", "DISPLAY",
+                                                                "-u", "GST_DEBUG", PlumbProcess.binary.path, "check", file])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("ok"), r.stdout)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("error:") || $0.contains(": error:") }, r.stderr)
+        // waylandsink (gstreamer1.0-plugins-bad) brings libwayland, which prints it here.
+        XCTAssertTrue(lines.contains { $0.contains("XDG_RUNTIME_DIR") }, "no noise to turn into a warning: \(r.stderr)")
+        for line in lines where line.contains("XDG_RUNTIME_DIR") {
+            XCTAssertTrue(line.hasPrefix("\(file): warning: a library printed during the check: \""), String(line))
+        }
+    }
+
     func testMissingFile() throws {
         let r = try PlumbProcess.plumb("check", "/nonexistent/x.pipeline")
         XCTAssertEqual(r.code, 2)

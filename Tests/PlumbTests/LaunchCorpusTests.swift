@@ -140,7 +140,7 @@ final class LaunchCorpusTests: XCTestCase {
         ("videotestsrc ! textoverlay text=\"a b\" ! fakesink", nil),
         ("videotestsrc ! textoverlay text=\"a \\\"b\\\" c\" ! fakesink", nil),
         ("videotestsrc name='a b' ! fakesink", nil),
-        ("fakesrc ! identity name=a\\!b ! fakesink", nil),
+        ("fakesrc ! identity name=a\\! ! fakesink", nil),
         ("( name=b fakesrc ) ! fakesink", nil),
         ("videotestsrc ! tee name=t t. ! queue ! fakesink t. ! queue ! fakesink", nil),
         ("videotestsrc\n  ! video/x-raw, width=320,\n    height=240\n  ! fakesink", nil),

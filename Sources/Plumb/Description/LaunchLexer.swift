@@ -138,8 +138,9 @@ private struct Reader {
             }
         }
         if let reference = endsInReference {
-            throw SyntaxError(offset: reference.offset, message: "the reference \"\(text(reference))\" is not linked: "
-                                + "write \"\(text(reference)) ! ...\" or \"... ! \(text(reference))\"")
+            let name = text(reference)
+            throw SyntaxError(offset: reference.offset, message: "the reference \"\(name)\" is not linked "
+                                + "(\"\(name) ! ...\" or \"... ! \(name)\")")
         }
         if let pads = pendingPads {
             throw SyntaxError(offset: pads.offset, message: "the pad \"\(text(pads))\" is not followed by a link \"!\"")
