@@ -54,6 +54,8 @@ final class CheckCommandTests: XCTestCase {
             ("# var: w=10\nvideotestsrc ! fakesink name=${sink}\n", "2:30", "undefined variable \"sink\""),
             ("# var: sink\nvideotestsrc ! ${sink}\n", "2:16", "has no default: give it with -D sink=VALUE"),
             ("videotestsrc ! ! fakesink\n", "1:16", "syntax error"),
+            ("videotestsrc ! fakesink name=\n", "1:29", "\"name=\" has no value"),
+            ("videotestsrc ! fakesink : ( )\n", "1:27", "an empty bin"),
             ("videotestsrc ! fakesink name=\"open\n", "1:30", "unterminated quote"),
             ("videotestsrc ! filesink location=/nonexistent/dir/x.mp4\n", "1:34", "the folder \"/nonexistent/dir\" does not exist"),
             ("videotestsrc ! identity name=preview_flip ! fakesink\n", "1:16", "needs videoflip"),
@@ -219,6 +221,8 @@ final class CheckCommandTests: XCTestCase {
             ("videotestsrc ! videoconvert\n", "1:16", "the output of videoconvert goes nowhere: its src pad is not linked"),
             ("videotestsrc ! fakesink\n  fakesink name=alone\n", "2:3", "nothing feeds fakesink: its sink pad is not linked"),
             ("videotestsrc ! ( queue ! videoconvert )\n", "1:26", "the output of videoconvert goes nowhere"),
+            ("videotestsrc name=src! fakesink\n", "1:24", "missing \"!\" before fakesink? The output of videotestsrc (1:1) "
+                + "and the input of fakesink are not linked (the \"!\" of name=src! is part of its value"),
             // A URI makes an element too (here filesrc): one left unlinked is as much an error.
             ("videotestsrc ! fakesink\n  file:///dev/null\n", "2:3", "the output of file:///dev/null goes nowhere"),
         ]

@@ -240,6 +240,9 @@ private struct Reader {
             let end = chars[(token.offset + 1)...].firstIndex(of: "\"") ?? chars.count
             return SyntaxError(offset: token.offset, message: "caps must not be quoted here (quotes are for the shell): write "
                                 + String(chars[(token.offset + 1)..<end]))
+        case .operatorCharacter("=") where position > 0 && { if case .identifier = tokens[position - 1].kind { true } else { false } }():
+            let key = text(tokens[position - 1])
+            return SyntaxError(offset: token.offset, message: "\"\(key)=\" has no value (an empty one is \(key)=\"\")")
         case .operatorCharacter(")"):
             return SyntaxError(offset: token.offset, message: "\")\" without a matching \"(\"")
         case .padReference:

@@ -29,9 +29,13 @@ extension PipelineLoader {
                 if items.indices.contains(index + 1), case .element(let next) = items[index + 1],
                    let nextElement = byIndex[index + 1], unlinkedAlwaysPad(nextElement, .sink) != nil {
                     let here = resolved.location(at: e.offset)
+                    // `name=src! b`: GStreamer reads the "!" as part of the value.
+                    let swallowed = e.properties.last.map { $0.value.hasSuffix("!") ? " (the \"!\" of \($0.key)=\($0.value) "
+                        + "is part of its value: put a space before it)" : "" } ?? ""
                     throw Diagnostic(resolved.location(at: next.offset),
                                      "missing \"!\" before \(next.factory)? The output of \(e.factory) "
-                                        + "(\(here.line):\(here.column)) and the input of \(next.factory) are not linked")
+                                        + "(\(here.line):\(here.column)) and the input of \(next.factory) are not linked"
+                                        + swallowed)
                 }
                 throw Diagnostic(resolved.location(at: e.offset),
                                  "the output of \(e.factory) goes nowhere: its \(pad.name) pad is not linked "
