@@ -39,13 +39,24 @@ enum CheckCommand: Command {
             let (outcome, printed) = StandardErrorCapture.capture {
                 Result { () throws(Diagnostic) in try PipelineLoader.check(resolved, strict: strict) }
             }
-            defer {
-                for line in printed { FileHandle.standardError.write("\(file): warning: a library printed during the check: \"\(line)\"\n") }
+            // After the check's own verdict: its error, if any, stays the first line.
+            func passOn() {
+                for line in printed {
+                    FileHandle.standardError.write("\(file): warning: a library printed during the check: \"\(line)\"\n")
+                }
             }
-            let report = try outcome.get()
+            let report: PipelineLoader.Report
+            switch outcome {
+            case .success(let r): report = r
+            case .failure(let error):
+                FileHandle.standardError.write("\(error)\n")
+                passOn()
+                return .usage
+            }
             for warning in report.warnings {
                 FileHandle.standardError.write("\(warning.location): warning: \(warning.message)\n")
             }
+            passOn()
             let roles = report.roles.keys.sorted { $0.rawValue < $1.rawValue }
                 .map { "\($0.rawValue)=\(report.roles[$0]!.joined(separator: ","))" }
             say("\(file): ok: \(description.name), \(report.elementCount) elements"
