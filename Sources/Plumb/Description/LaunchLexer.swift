@@ -54,7 +54,7 @@ struct LaunchLexer {
     /// The items in the order of the text; a syntax error where GStreamer's grammar finds one.
     func lex() throws(SyntaxError) -> [Item] {
         var reader = Reader(tokens: LaunchTokenizer(chars).tokens(), chars: chars)
-        try reader.chainList(inBin: false)
+        try reader.chainList()
         if let token = reader.peek {
             guard case .operatorCharacter(")") = token.kind else { throw reader.unexpected(token) }
             throw SyntaxError(offset: token.offset, message: "\")\" without a matching \"(\"")
@@ -83,7 +83,7 @@ private struct Reader {
     var peek: LaunchToken? { position < tokens.count ? tokens[position] : nil }
 
     /// chains up to the end, or to the `)` of the bin being read.
-    mutating func chainList(inBin: Bool) throws(SyntaxError) {
+    mutating func chainList() throws(SyntaxError) {
         while let token = peek {
             if case .operatorCharacter(")") = token.kind { return }
             try chain()
@@ -155,8 +155,8 @@ private struct Reader {
             position += 1
             var element = LaunchLexer.ElementItem(factory: factory, offset: token.offset, endOffset: token.end)
             while let next = peek {
-                if case .assignment = next.kind {
-                    element.properties.append(try property(next))
+                if case .assignment(let key, let value, let valueOffset, let open) = next.kind {
+                    element.properties.append(try property(key, value, at: next.offset, valueOffset, open: open))
                 } else if case .preset = next.kind {
                     position += 1
                 } else {
@@ -179,11 +179,13 @@ private struct Reader {
     mutating func bin(_ opener: LaunchLexer.ElementItem, open: Int) throws(SyntaxError) {
         position += 1
         var element = opener
-        while let next = peek, case .assignment = next.kind { element.properties.append(try property(next)) }
+        while let next = peek, case .assignment(let key, let value, let valueOffset, let open) = next.kind {
+            element.properties.append(try property(key, value, at: next.offset, valueOffset, open: open))
+        }
         items.append(.element(element))
         items.append(.open(offset: open))
         let before = items.count
-        try chainList(inBin: true)
+        try chainList()
         guard let close = peek else { throw SyntaxError(offset: open, message: "\"(\" without a matching \")\"") }
         if !items[before...].contains(where: { if case .element = $0 { true } else { false } }) {
             throw SyntaxError(offset: opener.offset, message: "an empty bin: put at least one element between \"(\" and \")\"")
@@ -192,11 +194,12 @@ private struct Reader {
         items.append(.close(offset: close.offset))
     }
 
-    mutating func property(_ token: LaunchToken) throws(SyntaxError) -> LaunchLexer.Property {
-        guard case .assignment(let key, let value, let valueOffset, let open) = token.kind else { fatalError() }
+    mutating func property(_ key: String, _ value: String, at offset: Int, _ valueOffset: Int, open: Bool)
+        throws(SyntaxError) -> LaunchLexer.Property
+    {
         if open { throw SyntaxError(offset: valueOffset, message: "unterminated quote in the value of \"\(key)\"") }
         position += 1
-        return LaunchLexer.Property(key: key, value: value, keyOffset: token.offset, valueOffset: valueOffset)
+        return LaunchLexer.Property(key: key, value: value, keyOffset: offset, valueOffset: valueOffset)
     }
 
     /// `! caps !` becomes link, caps, link; a plain `!` or `:` one link.
