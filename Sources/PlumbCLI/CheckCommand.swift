@@ -1,4 +1,5 @@
 import Foundation
+import GStreamer
 import Plumb
 
 /// `plumb check FILE [-D k=v]...`
@@ -14,6 +15,7 @@ enum CheckCommand: Command {
         Sinks that write files are not started: their folders are checked instead, so
         a check creates, truncates or writes no file.
         Prints a summary and exits 0, or prints FILE:LINE:COL: error: ... and exits 2.
+        What GStreamer's libraries print on stderr meanwhile is passed on as warnings.
         A capture device that is missing, busy or forbidden on this machine is only a
         warning (the description is sound) unless --strict is given.
 
@@ -29,10 +31,32 @@ enum CheckCommand: Command {
         try arguments.finish()
         do {
             let description = try PipelineDescription.load(file)
-            let report = try PipelineLoader.check(description.resolve(defines), strict: strict)
+            let resolved = try description.resolve(defines)
+            // Before the capture: a registry scan runs a helper process, which would inherit it.
+            _ = try? Gst.initialize()
+            // Elements open devices and displays at READY, and the libraries under them print
+            // what they think of it; that is a warning here, never an "error:" of the check.
+            let (outcome, printed) = StandardErrorCapture.capture {
+                Result { () throws(Diagnostic) in try PipelineLoader.check(resolved, strict: strict) }
+            }
+            // After the check's own verdict: its error, if any, stays the first line.
+            func passOn() {
+                for line in printed {
+                    FileHandle.standardError.write("\(file): warning: a library printed during the check: \"\(line)\"\n")
+                }
+            }
+            let report: PipelineLoader.Report
+            switch outcome {
+            case .success(let r): report = r
+            case .failure(let error):
+                FileHandle.standardError.write("\(error)\n")
+                passOn()
+                return .usage
+            }
             for warning in report.warnings {
                 FileHandle.standardError.write("\(warning.location): warning: \(warning.message)\n")
             }
+            passOn()
             let roles = report.roles.keys.sorted { $0.rawValue < $1.rawValue }
                 .map { "\($0.rawValue)=\(report.roles[$0]!.joined(separator: ","))" }
             say("\(file): ok: \(description.name), \(report.elementCount) elements"

@@ -54,6 +54,8 @@ final class CheckCommandTests: XCTestCase {
             ("# var: w=10\nvideotestsrc ! fakesink name=${sink}\n", "2:30", "undefined variable \"sink\""),
             ("# var: sink\nvideotestsrc ! ${sink}\n", "2:16", "has no default: give it with -D sink=VALUE"),
             ("videotestsrc ! ! fakesink\n", "1:16", "syntax error"),
+            ("videotestsrc ! fakesink name=\n", "1:29", "\"name=\" has no value"),
+            ("videotestsrc ! fakesink : ( )\n", "1:27", "an empty bin"),
             ("videotestsrc ! fakesink name=\"open\n", "1:30", "unterminated quote"),
             ("videotestsrc ! filesink location=/nonexistent/dir/x.mp4\n", "1:34", "the folder \"/nonexistent/dir\" does not exist"),
             ("videotestsrc ! identity name=preview_flip ! fakesink\n", "1:16", "needs videoflip"),
@@ -67,6 +69,25 @@ final class CheckCommandTests: XCTestCase {
             XCTAssertEqual(r.code, 2, "case \(n): \(r.stdout) \(r.stderr)")
             XCTAssertTrue(r.stderr.hasPrefix("\(file):\(place): error: "), "case \(n): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains(words), "case \(n): \(r.stderr)")
+        }
+    }
+
+    /// autovideosink looks for a display at READY; without one libwayland prints
+    /// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on stderr. The check
+    /// passes, so no line may say "error:": what a library printed comes out as a warning.
+    func testLibraryNoiseOnStderrIsAWarningNotAnError() throws {
+        let dir = try temporaryDirectory(self)
+        let file = try write(dir, "auto.pipeline", "videotestsrc num-buffers=1 ! videoconvert ! autovideosink\n")
+        let r = try PlumbProcess.run(PlumbProcess.tool("env"), ["-u", "XDG_RUNTIME_DIR", "-u", "WAYLAND_DISPLAY", "-u", "DISPLAY",
+                                                                "-u", "GST_DEBUG", PlumbProcess.binary.path, "check", file])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("ok"), r.stdout)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("error:") || $0.contains(": error:") }, r.stderr)
+        // waylandsink (gstreamer1.0-plugins-bad) brings libwayland, which prints it here.
+        XCTAssertTrue(lines.contains { $0.contains("XDG_RUNTIME_DIR") }, "no noise to turn into a warning: \(r.stderr)")
+        for line in lines where line.contains("XDG_RUNTIME_DIR") {
+            XCTAssertTrue(line.hasPrefix("\(file): warning: a library printed during the check: \""), String(line))
         }
     }
 
@@ -200,6 +221,10 @@ final class CheckCommandTests: XCTestCase {
             ("videotestsrc ! videoconvert\n", "1:16", "the output of videoconvert goes nowhere: its src pad is not linked"),
             ("videotestsrc ! fakesink\n  fakesink name=alone\n", "2:3", "nothing feeds fakesink: its sink pad is not linked"),
             ("videotestsrc ! ( queue ! videoconvert )\n", "1:26", "the output of videoconvert goes nowhere"),
+            ("videotestsrc name=src! fakesink\n", "1:24", "missing \"!\" before fakesink? The output of videotestsrc (1:1) "
+                + "and the input of fakesink are not linked (the \"!\" of name=src! is part of its value"),
+            // A URI makes an element too (here filesrc): one left unlinked is as much an error.
+            ("videotestsrc ! fakesink\n  file:///dev/null\n", "2:3", "the output of file:///dev/null goes nowhere"),
         ]
         for (n, (body, place, words)) in cases.enumerated() {
             let file = try write(dir, "link\(n).pipeline", body)

@@ -91,7 +91,9 @@ final class PipelineDescriptionTests: XCTestCase {
         }
         XCTAssertEqual(caps, ["video/x-raw, width=(int)320, framerate=30/1"])
         XCTAssertEqual(refs, ["t", "t"])
-        XCTAssertEqual(factories, ["videotestsrc", "tee", "queue", "fakesink", "queue", "fakesink"])
+        // The plain `( ... )` is a "bin" GStreamer makes; it may take properties (`( name=b ...)`).
+        XCTAssertEqual(factories, ["videotestsrc", "tee", "queue", "fakesink", "bin", "queue", "fakesink"])
+        XCTAssertEqual(items.compactMap { if case .element(let e) = $0, e.isImplicitBin { e.offset } else { nil } }, [99])
     }
 
     /// `bin.( name=b ... )`: the name after the `(` is the bin's, and a generated name goes

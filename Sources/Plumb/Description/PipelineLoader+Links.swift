@@ -4,7 +4,8 @@ extension PipelineLoader {
     /// Every element the user wrote is linked on each side it has always-pads: GStreamer's
     /// parser accepts `a ! b  c` (a missing `!`) and the pipeline only fails once playing,
     /// with "not-linked" and no place. A side next to a `!` is left alone: the parser links
-    /// it when a sometimes-pad appears (`decodebin ! videoconvert`).
+    /// it when a sometimes-pad appears (`decodebin ! videoconvert`). A URI not next to a link
+    /// is never linked.
     static func checkLinks(_ elements: [(element: Element, index: Int?)], _ resolved: ResolvedDescription,
                            _ items: [LaunchLexer.Item]) throws(Diagnostic)
     {
@@ -14,16 +15,27 @@ extension PipelineLoader {
             guard items.indices.contains(i), case .link = items[i] else { return false }
             return true
         }
-        for (index, element) in byIndex.sorted(by: { $0.key < $1.key }) {
-            guard case .element(let e) = items[index] else { continue }
+        for (index, item) in items.enumerated() {
+            guard case .element(let e) = item else { continue }
+            // A URI's element has no name to find it by, and needs none: at the start of a
+            // chain it is a source, linked only by the `!` after it (nothing can refer to it).
+            if e.isURI, !isLink(index - 1), !isLink(index + 1) {
+                throw Diagnostic(resolved.location(at: e.offset),
+                                 "the output of \(e.factory) goes nowhere: nothing links it (missing \"! ...\" after it?)")
+            }
+            guard let element = byIndex[index] else { continue }
             if let pad = unlinkedAlwaysPad(element, .src), !isLink(index + 1) {
                 // The next element unfed too: the `!` between them is what is missing.
                 if items.indices.contains(index + 1), case .element(let next) = items[index + 1],
                    let nextElement = byIndex[index + 1], unlinkedAlwaysPad(nextElement, .sink) != nil {
                     let here = resolved.location(at: e.offset)
+                    // `name=src! b`: GStreamer reads the "!" as part of the value.
+                    let swallowed = e.properties.last.map { $0.value.hasSuffix("!") ? " (the \"!\" of \($0.key)=\($0.value) "
+                        + "is part of its value: put a space before it)" : "" } ?? ""
                     throw Diagnostic(resolved.location(at: next.offset),
                                      "missing \"!\" before \(next.factory)? The output of \(e.factory) "
-                                        + "(\(here.line):\(here.column)) and the input of \(next.factory) are not linked")
+                                        + "(\(here.line):\(here.column)) and the input of \(next.factory) are not linked"
+                                        + swallowed)
                 }
                 throw Diagnostic(resolved.location(at: e.offset),
                                  "the output of \(e.factory) goes nowhere: its \(pad.name) pad is not linked "

@@ -50,7 +50,7 @@ public enum PipelineLoader {
         for case .element(let e) in items {
             if let n = e.explicitName, let role = ElementRole.of(elementName: n) { roles[role, default: []].append(n) }
         }
-        return Report(elementCount: items.reduce(0) { if case .element = $1 { $0 + 1 } else { $0 } },
+        return Report(elementCount: items.reduce(0) { if case .element(let e) = $1, !e.isImplicitBin { $0 + 1 } else { $0 } },
                       roles: roles, warnings: warnings)
     }
 
@@ -129,6 +129,10 @@ public enum PipelineLoader {
     private static func validate(_ e: LaunchLexer.ElementItem, _ resolved: ResolvedDescription) throws(Diagnostic) {
         if e.isURI { return }
         guard Gst.hasElement(e.factory) else {
+            if e.endOffset < resolved.characters.count, resolved.characters[e.endOffset] == "/" {
+                throw Diagnostic(resolved.location(at: e.offset),
+                                 "\"\(e.factory)/...\" looks like caps, which go between two elements: \"a ! \(e.factory)/... ! b\"")
+            }
             throw Diagnostic(resolved.location(at: e.offset),
                              "no element \"\(e.factory)\": not a GStreamer element, or its plugin is not installed (gst-inspect-1.0 lists them)")
         }
@@ -169,8 +173,9 @@ public enum PipelineLoader {
         for (index, item) in items.enumerated().reversed() {
             guard case .element(let e) = item else { continue }
             if let n = e.explicitName { names[n] = index; continue }
-            // A URI (`file:///x.mp4`) takes no properties; its element stays unnamed.
-            if e.isURI { continue }
+            // A URI (`file:///x.mp4`) takes no properties; its element stays unnamed, and so
+            // does a plain `( ... )` bin.
+            if e.isURI || e.isImplicitBin { continue }
             var name = "plumb_e\(index)"
             while explicit.contains(name) { name += "_" }
             names[name] = index
@@ -230,6 +235,10 @@ public enum PipelineLoader {
         if let name = error.sourceName, let index = names[name] { return loc(index) }
         // Messages that quote an element name ("no property "x" in element "y"").
         for (name, index) in names where error.message.contains("\"\(name)\"") { return loc(index) }
+        // "no source element for URI "borky://x"".
+        for (index, item) in items.enumerated() {
+            if case .element(let e) = item, e.isURI, error.message.contains("\"\(e.factory)\"") { return loc(index) }
+        }
         return resolved.start
     }
 }

@@ -34,4 +34,9 @@ gboolean plumb_stand_in_register_libcamera(void);
 /// NULL-terminated; NULL or empty for none.
 void plumb_stand_in_set_libcameras(const gchar *const *names);
 
+/// Registers, in this process only, the elements GStreamer's own parse-launch test registers
+/// for its launch strings: "1__dentity" (identity) and "parsetestelement" (a bin whose
+/// sometimes pad "src" appears on READY->PAUSED). FALSE if either could not be registered.
+gboolean plumb_stand_in_register_parse_test_elements(void);
+
 #endif

@@ -23,7 +23,9 @@ import PlumbTestSupport
 /// machine without their package); elsewhere only installed elements' names count.
 struct ProjectUseFinder {
     /// Names the tests use on purpose to provoke "no such element" errors.
-    static let deliberatelyMissingElements: Set<String> = ["no-such-element-plumb", "nosuchelement", "nosuch"]
+    /// The last five are GStreamer's own parse-launch test's (LaunchCorpusTests).
+    static let deliberatelyMissingElements: Set<String> = ["no-such-element-plumb", "nosuchelement", "nosuch",
+                                                           "bogusenc", "coffeesink", "goomux", "goosink", "sgsdfagfd"]
 
     /// The hardware elements the tests register themselves as stand-ins (PlumbTests'
     /// HardwareStandIns, Tests/CStandIns): in Tests/ no package need ship them.
@@ -32,7 +34,9 @@ struct ProjectUseFinder {
     /// Raspberry Pi OS. No package here need ship them; the tests use stand-ins.
     static let boardElements: Set<String> = ["libcamerasrc"]
 
-    static let testStandIns: Set<String> = ["v4l2h264enc", "v4l2h265enc", "vah264enc", "vah265enc", "v4l2jpegdec"]
+    /// parsetestelement: the element GStreamer's parse-launch test registers (Tests/CStandIns/LatePadBin.c).
+    static let testStandIns: Set<String> = ["v4l2h264enc", "v4l2h265enc", "vah264enc", "vah265enc", "v4l2jpegdec",
+                                            "parsetestelement"]
 
     /// The Swift toolchain's programs: every machine has the toolchain at /opt/swift, outside Debian.
     static let toolchainPrograms: Set<String> = ["swift"]
@@ -108,7 +112,8 @@ struct ProjectUseFinder {
                 found.append(ProjectUse(.element, first, at: place))
             }
             if text.contains(" ! ") || text.hasPrefix("! ") {
-                for name in Self.elementsInDescription(text) where !Self.deliberatelyMissingElements.contains(name) {
+                for name in Self.elementsInDescription(text)
+                where !Self.deliberatelyMissingElements.contains(name) && (inSources || !Self.testStandIns.contains(name)) {
                     found.append(ProjectUse(.element, name, at: place))
                 }
             }
