@@ -17,9 +17,9 @@ public final class KernelVM: @unchecked Sendable {
     /// and each scenario's status and seconds), and `vng.log` (the VM's console).
     public static let outputFolder = PlumbProcess.root.appendingPathComponent(".build/kernel-vm")
     /// The most one scenario may take inside the VM (run-in-vm.sh kills it after that).
-    public static let scenarioLimit = 150
+    public static let scenarioLimit = 240
     /// The most the whole VM may take, boot included, before it is stopped and the tests fail.
-    public static let runLimit: TimeInterval = 900
+    public static let runLimit: TimeInterval = 1500
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -94,7 +94,7 @@ public final class KernelVM: @unchecked Sendable {
         environment["PATH"] = vng.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         p.environment = environment
         let log = out.appendingPathComponent("vng.log")
-        fm.createFile(atPath: log.path, contents: nil)
+        _ = fm.createFile(atPath: log.path, contents: nil)
         guard let handle = try? FileHandle(forWritingTo: log) else {
             return .failure(Failure(description: "cannot write \(log.path)"))
         }

@@ -20,10 +20,14 @@ v4l2-ctl -d /dev/video0 --set-ctrl inject_fatal_streaming_error=1
 wait_camera_state $API unavailable 30 > "$OUT/status-fatal.json"
 wait_camera_state $API running 90 > "$OUT/status-after-fatal.json" || echo "not reopened after the fatal error" >&2
 sleep 2
-v4l2-ctl -d /dev/video0 --set-ctrl disconnect=1
+# vivid's disconnect fails the open stream but leaves the node openable: moved aside first
+# (the stream keeps its descriptor), the node is gone for the daemon's reopening attempts,
+# as an unplugged camera's is.
+mv /dev/video0 /dev/video0.away
+v4l2-ctl -d /dev/video0.away --set-ctrl disconnect=1
 wait_camera_state $API unavailable 30 > "$OUT/status-lost.json"
-# The daemon's loss handling ends with the log line of the next attempt (a retry).
-for _ in $(seq 60); do grep -q "camera unavailable: camera /dev/video0" "$OUT/serve.log" && break; sleep 0.5; done
+# The loss handled: its first reopening attempt said the node is missing.
+for _ in $(seq 120); do grep -q "camera unavailable: camera /dev/video0: no such device" "$OUT/serve.log" && break; sleep 0.5; done
 ls -l /proc/$PID/fd | grep -E '/dev/(video|v4l)' > "$OUT/fd-while-lost.txt"
 grep -E '/dev/(video|v4l)' /proc/$PID/maps > "$OUT/maps-while-lost.txt"
 rmmod vivid > "$OUT/rmmod.txt" 2>&1
