@@ -1,9 +1,14 @@
 # Sourced by the vivid scenarios: loads vivid with one video capture node (its webcam
-# input: discrete sizes and frame intervals, as USB webcams list them) and waits for it.
+# input: discrete sizes and frame intervals, as USB webcams list them) and waits for it:
+# /dev/video0, or /dev/videoN when given vid_cap_nr=N.
 vivid_load() {
+	local node=/dev/video0 arg
+	for arg in "$@"; do [[ $arg == vid_cap_nr=* ]] && node=/dev/video${arg#vid_cap_nr=}; done
+	# One left loaded by a scenario that failed first would hold other nodes.
+	grep -q "^vivid " /proc/modules && vivid_unload
 	modprobe vivid node_types=0x1 num_inputs=1 input_types=0 "$@" || return 1
-	for _ in $(seq 100); do [ -c /dev/video0 ] && return 0; sleep 0.1; done
-	echo "no /dev/video0 after modprobe vivid" >&2
+	for _ in $(seq 100); do [ -c "$node" ] && return 0; sleep 0.1; done
+	echo "no $node after modprobe vivid $*" >&2
 	return 1
 }
 
