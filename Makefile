@@ -27,9 +27,10 @@ DEB_PACKAGES = \
 	libglib2.0-dev dbus-daemon systemd \
 	gpsd gpsd-clients faketime make \
 	gstreamer1.0-nice python3-venv chromium chromium-driver qrencode zint \
-	python3-matplotlib
+	python3-matplotlib \
+	qemu-system-x86 linux-image-amd64 busybox-static v4l-utils
 
-.PHONY: all deps build test test-venv test-trixie run bench install uninstall clean
+.PHONY: all deps build test test-kernel test-venv test-trixie run bench install uninstall clean
 
 all: build
 
@@ -50,9 +51,9 @@ build: deps
 # tests call this target themselves when it is missing.
 # TEST_VENV from the environment puts it elsewhere (make test-trixie: Debian 13's Python).
 TEST_VENV ?= .build/test-venv
-TEST_VENV_PACKAGES = aiortc==1.16.0 selenium==4.27.1
+TEST_VENV_PACKAGES = aiortc==1.16.0 selenium==4.27.1 virtme-ng==1.42
 test-venv: deps
-	@[ -x $(TEST_VENV)/bin/python ] && $(TEST_VENV)/bin/python -c "import aiortc, selenium" 2>/dev/null || { \
+	@[ -x $(TEST_VENV)/bin/python ] && $(TEST_VENV)/bin/python -c "import aiortc, selenium, virtme_ng" 2>/dev/null || { \
 		python3 -m venv $(TEST_VENV) && \
 		$(TEST_VENV)/bin/pip install -q --disable-pip-version-check $(TEST_VENV_PACKAGES); }
 
@@ -62,6 +63,14 @@ test: deps test-venv
 	@# last line is tools/test-summary.sh's "N passed, N failed" (in tests), or that the
 	@# test process crashed, in which test, and what passed and failed before it.
 	@set -o pipefail; $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-swift-testing $(TEST_ARGS) 2>&1 | tee $(TEST_LOG); \
+	bash tools/test-summary.sh $(TEST_LOG) $$?
+
+# Only the kernel-driver tests (the Kernel*Tests classes): one VM of Debian's own kernel
+# (linux-image-amd64) booted by virtme-ng under QEMU's emulation runs Tests/Kernel/scenarios
+# against vivid, uvcvideo and IIO; `make test` runs them with the rest.
+test-kernel: deps test-venv
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	@set -o pipefail; $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-swift-testing --filter Kernel 2>&1 | tee $(TEST_LOG); \
 	bash tools/test-summary.sh $(TEST_LOG) $$?
 
 # The whole suite again in a Debian 13 root (GStreamer 1.26) made with debootstrap under

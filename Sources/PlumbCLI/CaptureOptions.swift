@@ -88,7 +88,7 @@ extension CameraError.Cause {
     var isBadArgument: Bool {
         switch self {
         case .unknownName, .notFound, .notADevice, .notACaptureDevice, .notAnImage, .rateUnavailable: return true
-        case .busy, .permissionDenied, .noUsableFormat, .noFrames, .failed: return false
+        case .busy, .permissionDenied, .noUsableFormat, .noFrames, .lost, .failed: return false
         }
     }
 }

@@ -368,7 +368,9 @@ public actor ServeDaemon {
     /// One attempt to open the camera, attach the preview and resume a recording.
     private func openCamera() async -> Bool {
         do {
-            let session = try await CaptureSession.open(camera.switchedCamera ?? choices.camera,
+            var source = camera.switchedCamera ?? choices.camera
+            if case .device(let device) = source { source = .device(device.refound(among: CameraDevice.all)) }
+            let session = try await CaptureSession.open(source,
                                                         size: camera.switchedSize ?? config.camera.size,
                                                         rate: FrameRate(config.camera.fps))
             guard !stopping else {
@@ -440,6 +442,10 @@ public actor ServeDaemon {
         await recorder.sessionLost()
         await previewEncoder.release(session)
         await session.close()
+        let held = await session.releasedDescriptors
+        if held > 0 {
+            log("camera \(session.camera.identifier): released \(held) descriptor\(held == 1 ? "" : "s") GStreamer still held of it")
+        }
     }
 
     // MARK: Rotation

@@ -106,4 +106,18 @@ final class CameraErrorTests: XCTestCase {
             }
         }
     }
+
+    /// What v4l2src says when a streaming camera is unplugged (vivid's `disconnect`, as the
+    /// kernel tests saw it): the camera was lost, and the system's reason, not "could not be opened".
+    func testAnErrorWhileStreamingIsTheCameraLostWithTheSystemsReason() {
+        let unplugged = GStreamerError(domain: GStreamerError.resourceDomain, code: 9, message: "Could not read from resource.",
+                                       debug: "../sys/v4l2/gstv4l2src.c(1234): gst_v4l2src_create (): /GstPipeline:camera/GstV4l2Src:src:\npoll error 1: No such device (19)")
+        let lost = CameraError(device: "/dev/video0", gstreamer: unplugged, streaming: true)
+        XCTAssertEqual(lost.cause, .lost)
+        XCTAssertEqual(lost.description, "camera /dev/video0: lost while streaming: the device went away or its driver "
+                       + "stopped with an error (Could not read from resource. poll error 1: No such device (19))")
+        XCTAssertFalse(lost.description.contains("could not be opened"))
+        // Before its first frame the same error is an opening that failed.
+        XCTAssertEqual(CameraError(device: "/dev/video0", gstreamer: unplugged, streaming: false).cause, .failed)
+    }
 }

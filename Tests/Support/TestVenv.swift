@@ -15,7 +15,7 @@ public enum TestVenv {
     /// The venv's python, made if missing; fails the test (throws) when it cannot be made.
     public static func ready(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         let check = try PlumbProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                         [python.path, "-c", "import aiortc, selenium"], timeout: 60)
+                                         [python.path, "-c", "import aiortc, selenium, virtme_ng"], timeout: 60)
         if check.code == 0 { return python }
         let made = try PlumbProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
                                         ["make", "-s", "-C", PlumbProcess.root.path, "test-venv"], timeout: 600)
@@ -24,6 +24,19 @@ public enum TestVenv {
             throw CocoaError(.executableLoad)
         }
         return python
+    }
+
+    /// virtme-ng's `vng` (the kernel tests' VM, `KernelVM`), installed by `make test-venv`
+    /// when missing; throws when it cannot be.
+    public static func vng() throws -> URL {
+        let vng = directory.appendingPathComponent("bin/vng")
+        if FileManager.default.isExecutableFile(atPath: vng.path) { return vng }
+        let made = try PlumbProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                        ["make", "-s", "-C", PlumbProcess.root.path, "test-venv"], timeout: 600)
+        guard made.code == 0, FileManager.default.isExecutableFile(atPath: vng.path) else {
+            throw KernelVM.Failure(description: "make test-venv did not install virtme-ng: \(made.stderr)")
+        }
+        return vng
     }
 
     /// A script of Tests/Scripts.

@@ -35,9 +35,30 @@ public struct CameraDevice: Sendable, Hashable, Codable {
         throw CameraError(device: nameOrPath, cause: .unknownName, detail: known)
     }
 
+    /// This camera as it is now, for opening it again after it was lost: a USB camera
+    /// plugged back, or a driver reloaded, may come back under another node (the old one
+    /// still held elsewhere, or the number taken meanwhile).
+    /// - its node is there, or it is a /dev/v4l/by-id or by-path link (udev points it at
+    ///   the new node): itself;
+    /// - else a camera of its name among `cameras` (asked only then: listing them probes
+    ///   every camera's formats);
+    /// - a name given for a camera that was not connected then: found by name now.
+    /// Else itself, and opening it says why it fails.
+    public func refound(among cameras: () -> [CameraDevice],
+                        nodeExists: (String) -> Bool = { DeviceDescriptors.deviceNumber(of: $0) != nil }) -> CameraDevice {
+        if path.hasPrefix("/") {
+            if path.hasPrefix("/dev/v4l/") || nodeExists(path) || name == path { return self }
+            return cameras().first { $0.name == name } ?? self
+        }
+        let list = cameras()
+        return list.first { $0.name == path } ?? list.first { $0.name.lowercased().hasPrefix(path.lowercased()) } ?? self
+    }
+
     /// What the file system and the driver say about the node before GStreamer opens it, so
     /// the common failures get a precise cause without waiting for the driver's streaming.
-    func checkNode() throws(CameraError) {
+    /// Returns its device number.
+    @discardableResult
+    func checkNode() throws(CameraError) -> dev_t {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let err = errno
@@ -64,5 +85,6 @@ public struct CameraDevice: Sendable, Hashable, Codable {
         guard V4L2Capture.isVideoCapture(fileDescriptor: fd) else {
             throw CameraError(device: path, cause: .notACaptureDevice)
         }
+        return info.st_rdev
     }
 }

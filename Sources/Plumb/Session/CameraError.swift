@@ -23,6 +23,8 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
         case notAnImage
         /// No camera matches a name.
         case unknownName
+        /// It was streaming and then failed: unplugged, or its driver reported an error.
+        case lost
         /// Anything else GStreamer reported.
         case failed
     }
@@ -62,11 +64,27 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
             text += "this file is not a PNG or JPEG image; give an image file after image:"
         case .unknownName:
             text += "no camera has this name; pick one of the cameras found"
+        case .lost:
+            text += "lost while streaming: the device went away or its driver stopped with an error"
         case .failed:
             text += "could not be opened"
         }
         if let detail, !detail.isEmpty { text += " (\(detail))" }
         return text
+    }
+
+    /// Classifies an error GStreamer's v4l2src reported for `device` while it streamed
+    /// (`streaming`) or while it opened. Once frames came, any error is the camera lost;
+    /// the detail adds the system's reason from GStreamer's debug text ("poll error 1: No
+    /// such device (19)": unplugged; "Failed to dequeue": its driver failed).
+    public init(device: String, gstreamer error: GStreamerError, streaming: Bool) {
+        guard streaming else {
+            self.init(device: device, gstreamer: error)
+            return
+        }
+        let reason = error.debug?.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        self.init(device: device, cause: .lost,
+                  detail: [error.message, reason].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))
     }
 
     /// Classifies an error GStreamer's v4l2src reported for `device`.

@@ -31,8 +31,26 @@ public struct CameraList {
             let isLibcamera = device.elementFactory == "libcamerasrc"
             return Camera(name: device.name, path: isLibcamera ? nil : device.path,
                           source: isLibcamera ? CameraSource.libcameraPrefix + device.name : nil,
-                          formats: device.caps?.structures.map(format) ?? [])
+                          formats: device.caps.map(formats) ?? [])
         }
+    }
+
+    /// One format per media type, pixel format and size, in the caps' order, with the
+    /// rates of every structure that has them. v4l2src lists a size twice when the driver
+    /// also offers it as alternate fields (vivid: each size once progressive, once
+    /// `interlace-mode=alternate`), which reads as a duplicate line.
+    public static func formats(_ caps: Caps) -> [Format] {
+        var merged: [Format] = []
+        for format in caps.structures.map(format) {
+            if let i = merged.firstIndex(where: {
+                $0.mediaType == format.mediaType && $0.format == format.format && $0.size == format.size
+            }) {
+                merged[i].framerates += format.framerates.filter { !merged[i].framerates.contains($0) }
+            } else {
+                merged.append(format)
+            }
+        }
+        return merged
     }
 
     static func format(_ s: Structure) -> Format {

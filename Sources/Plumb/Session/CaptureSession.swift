@@ -87,6 +87,11 @@ public actor CaptureSession {
     /// factor it was last set to.
     var zoomControl: V4L2ZoomControl?
     var opticalZoom: Double?
+    /// The V4L2 camera's device number, for letting go of it once it is lost.
+    var deviceNumber: dev_t?
+    /// Descriptors of the lost camera GStreamer still held when the session closed, which
+    /// `close()` released (see `DeviceDescriptors`).
+    public private(set) var releasedDescriptors = 0
 
     private init(camera: CameraSource, format: CaptureFormat, executor: SessionExecutor) {
         self.currentCamera = Mutex(camera)
@@ -178,6 +183,9 @@ public actor CaptureSession {
         spare = nil
         photos = nil
         if let pipeline { try? pipeline.setState(.null) }
+        // A camera that failed while streaming may still be held by GStreamer's v4l2 buffer
+        // pool; nothing of this session uses it any more: the driver gets it back.
+        if failure != nil, let deviceNumber { releasedDescriptors = DeviceDescriptors.release(deviceNumber) }
         bus?.cancel()
         bus = nil
         frames.failAll(CaptureError.closed)
@@ -409,7 +417,7 @@ public actor CaptureSession {
             }
         case .device(let device):
             do {
-                try device.checkNode()
+                deviceNumber = try device.checkNode()
             } catch {
                 throw CaptureError.camera(error)
             }
@@ -495,7 +503,7 @@ public actor CaptureSession {
     private func cameraError(_ error: any Error) -> CaptureError {
         if let e = error as? CaptureError { return e }
         guard let g = error as? GStreamerError else { return CaptureError.pipeline(GStreamerError(message: "\(error)")) }
-        return .camera(CameraError(device: camera.identifier, gstreamer: g))
+        return .camera(CameraError(device: camera.identifier, gstreamer: g, streaming: phase == .running))
     }
 
     // MARK: - Bus

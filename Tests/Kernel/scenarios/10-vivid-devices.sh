@@ -1,0 +1,11 @@
+# plumb devices (text and JSON) next to v4l2-ctl's own listing of vivid's capture node.
+source "$ROOT/Tests/Kernel/tools/vivid.sh"
+set -x
+vivid_load || exit 1
+v4l2-ctl -d /dev/video0 --list-formats-ext > "$OUT/v4l2-formats.txt"
+"$PLUMB" devices > "$OUT/devices.txt"
+"$PLUMB" devices --json > "$OUT/devices.json"
+# The nearest mode: sizes and rates vivid lacks, and what record chose (its facts).
+retry_first_frame "$PLUMB" record --camera /dev/video0 --size 330x190 --fps 12 --seconds 2 --accelerometer fixed:0 --force \
+	-o "$OUT/nearest.mp4" > "$OUT/nearest.json"
+vivid_unload

@@ -1,0 +1,46 @@
+# Sourced by the vivid scenarios: loads vivid with one video capture node (its webcam
+# input: discrete sizes and frame intervals, as USB webcams list them) and waits for it:
+# /dev/video0, or /dev/videoN when given vid_cap_nr=N.
+vivid_load() {
+	local node=/dev/video0 arg
+	for arg in "$@"; do [[ $arg == vid_cap_nr=* ]] && node=/dev/video${arg#vid_cap_nr=}; done
+	# One left loaded by a scenario that failed first would hold other nodes.
+	grep -q "^vivid " /proc/modules && vivid_unload
+	modprobe vivid node_types=0x1 num_inputs=1 input_types=0 "$@" || return 1
+	for _ in $(seq 100); do [ -c "$node" ] && return 0; sleep 0.1; done
+	echo "no $node after modprobe vivid $*" >&2
+	return 1
+}
+
+# Removes vivid, retrying while a process still closes it; its status says whether it could.
+vivid_unload() {
+	for _ in $(seq 20); do rmmod vivid 2>/dev/null && return 0; sleep 0.5; done
+	rmmod vivid
+}
+
+# Polls http://$1/status until its camera state is $2 (at most $3 seconds); prints the JSON.
+wait_camera_state() {
+	local status
+	for _ in $(seq $(( $3 * 2 ))); do
+		status=$(curl -s --max-time 5 "http://$1/status") && grep -q "\"state\" *: *\"$2\"" <<<"$status" \
+			&& { echo "$status"; return 0; }
+		sleep 0.5
+	done
+	echo "$status"
+	return 1
+}
+
+# Runs "$@" up to 3 times while it fails only because the first frame was late (under
+# emulation on a loaded machine the driver's first frame can take longer than Plumb's
+# opening waits); any other failure, or the third, is returned.
+retry_first_frame() {
+	local attempt
+	for attempt in 1 2 3; do
+		"$@" 2> >(tee "$OUT/stderr.last" >&2) && return 0
+		local status=$?
+		sleep 0.5
+		grep -qE "delivered no frame in time|did not happen within" "$OUT/stderr.last" || return $status
+		echo "attempt $attempt: no first frame in time; again" >&2
+	done
+	return $status
+}

@@ -1,0 +1,63 @@
+import Foundation
+import PlumbTestSupport
+import XCTest
+
+/// `plumb serve` recording from vivid while the camera fails under it
+/// (`Tests/Kernel/scenarios/20-vivid-serve-lost.sh`): vivid's fatal streaming error, then
+/// the device disconnected, removed (`rmmod`) and loaded again under another node.
+final class KernelVividServeTests: XCTestCase {
+    private func file(_ name: String) throws -> String {
+        let out = try KernelVM.shared.output(of: "vivid-serve-lost")
+        return (try? String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)) ?? ""
+    }
+
+    private func status(_ name: String) throws -> [String: Any] {
+        let text = try file(name)
+        return (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// Each loss is said as a loss, with the driver's reason, not as a camera that "could not
+    /// be opened"; /status says unavailable and why.
+    func testTheDaemonSaysTheCameraWasLostAndWhy() throws {
+        let log = try file("serve.log")
+        let losses = log.split(separator: "\n").filter { $0.contains("camera lost: camera /dev/video0: lost while streaming") }
+        XCTAssertEqual(losses.count, 2, "the fatal error and the disconnect, each said once:\n\(log)")
+        XCTAssertFalse(log.contains("could not be opened (Could not read from resource.)"), log)
+        let lost = try status("status-lost.json")
+        XCTAssertEqual(lost["state"] as? String, "unavailable")
+        // The loss itself, or already the first reopening attempt's reason (the node is gone).
+        XCTAssertTrue((lost["problem"] as? String ?? "").hasPrefix("camera /dev/video0: "), "\(lost["problem"] ?? "none")")
+        XCTAssertEqual(try status("status-after-fatal.json")["state"] as? String, "running", "reopened after the fatal error")
+    }
+
+    /// While the camera is away the daemon holds nothing of it: no descriptor, no mapping,
+    /// and the driver can be removed.
+    func testNothingOfTheLostDeviceIsHeldSoItsDriverCanBeRemoved() throws {
+        XCTAssertEqual(try file("fd-while-lost.txt").trimmingCharacters(in: .whitespacesAndNewlines), "",
+                       "descriptors of the lost device")
+        XCTAssertEqual(try file("maps-while-lost.txt").trimmingCharacters(in: .whitespacesAndNewlines), "",
+                       "mappings of the lost device")
+        let rmmod = try file("rmmod.txt")
+        XCTAssertEqual(try file("rmmod.status").trimmingCharacters(in: .whitespacesAndNewlines), "0", "rmmod vivid: \(rmmod)")
+    }
+
+    /// vivid back with its capture node at /dev/video3: the camera configured as /dev/video0
+    /// is found again by its name, and the recording goes on in a new file; every file
+    /// (one per stretch of camera) is whole for ffprobe.
+    func testTheCameraIsFoundAgainUnderAnotherNodeAndTheRecordingGoesOnInANewFile() throws {
+        let back = try status("status-back.json")
+        let log = try file("serve.log"), nodes = try file("nodes-back.txt")
+        XCTAssertEqual(back["state"] as? String, "running", log)
+        XCTAssertEqual(back["device"] as? String, "/dev/video3", "nodes: \(nodes)")
+        XCTAssertNotNil((back["recording"] as? [String: Any])?["file"] as? String, "recording again")
+        let out = try KernelVM.shared.output(of: "vivid-serve-lost")
+        let folder = out.appendingPathComponent("recordings")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mp4") }.sorted()
+        XCTAssertEqual(files.count, 3, "before the fatal error, before the disconnect, after the return: \(files)")
+        for name in files {
+            let frames = try IndependentReaders.ffprobeFrameCount(folder.appendingPathComponent(name).path)
+            XCTAssertGreaterThan(frames, 0, name)
+        }
+        XCTAssertEqual(try file("serve.status").trimmingCharacters(in: .whitespacesAndNewlines), "0", "SIGTERM ends it cleanly")
+    }
+}
