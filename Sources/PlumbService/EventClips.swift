@@ -110,10 +110,14 @@ public final class EventClips: Sendable {
         return value
     }
 
-    /// Before the start-up repair: temporary clip files a crash left get their real names.
-    public func recoverLeftovers() {
-        for name in EventRecorder.recoverLeftovers(in: folder.path) {
+    /// Before the start-up repair: temporary clip files a crash left get their real names,
+    /// which are returned.
+    @discardableResult
+    public func recoverLeftovers() -> [String] {
+        let names = EventRecorder.recoverLeftovers(in: folder.path)
+        for name in names {
             log("event clip \(name) was cut by a crash: kept under its real name for the repair")
         }
+        return names
     }
 }

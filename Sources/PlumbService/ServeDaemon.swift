@@ -210,9 +210,10 @@ public actor ServeDaemon {
         } catch {
             throw ServeError("\(error): give each plumb serve its own [recording] folder")
         }
-        eventClips.recoverLeftovers()
-        repairLeftovers()
-        backend.removeStaleClips()
+        let events = eventClips.recoverLeftovers()
+        let clips = backend.keepStaleClips()
+        repairLeftovers(kept: Dictionary(uniqueKeysWithValues: events.map { ($0, "an event clip a crash cut, kept under its real name") }
+                                         + clips.map { ($0, "a clip plumb serve ended before its client had it, kept under this name") }))
         keepRetention()
 
         let bound = try await http.start(listen: config.http.listen)
@@ -253,17 +254,20 @@ public actor ServeDaemon {
 
     /// Before anything records: the recordings a crash left become normal MP4s, what holds
     /// nothing playable goes to `damaged/`; each change is logged and kept for `GET /status`,
-    /// a file that could not be repaired is an `error` too.
-    private func repairLeftovers() {
+    /// a file that could not be repaired is an `error` too. `kept`: the clips a crash left that
+    /// were just given visible names, and why: they are reported even when whole.
+    private func repairLeftovers(kept: [String: String] = [:]) {
         do {
-            let reports = try FolderRepair.run(folder: folder.path) { file in
-                switch file.action {
-                case .leftAsIs: break
-                case .failed: report("repair: \(file.sentence())")
-                default: log("repair: \(file.sentence())")
+            var reports = try FolderRepair.run(folder: folder.path)
+            for i in reports.indices {
+                if let why = kept[reports[i].file] { reports[i].detail = why + "; " + reports[i].detail }
+                switch reports[i].action {
+                case .leftAsIs where kept[reports[i].file] == nil: break
+                case .failed: report("repair: \(reports[i].sentence())")
+                default: log("repair: \(reports[i].sentence())")
                 }
             }
-            api.setRepairs(reports.filter { $0.action != .leftAsIs })
+            api.setRepairs(reports.filter { $0.action != .leftAsIs || kept[$0.file] != nil })
         } catch {
             report("could not repair the recordings a crash left in \(folder.path): \(error)")
         }
