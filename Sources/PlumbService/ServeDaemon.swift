@@ -134,6 +134,7 @@ public actor ServeDaemon {
         self.recorder = recorder
         // A finished clip may take the folder over its limits: retention looks at once.
         let eventClips = try EventClips(config: config.events, codec: codec, folder: folder, tracker: retention.inUse,
+                                        retention: retention,
                                         publish: { event in
                                             events.publish(event)
                                             if case .eventClip = event { _ = retention.run(because: "an event clip saved") }
@@ -309,7 +310,7 @@ public actor ServeDaemon {
                 registration.done()
                 retention.run(because: "a still saved")
             }
-            try photo.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try AtomicFile.write(photo.jpeg, to: path)
             let name = URL(fileURLWithPath: path).lastPathComponent
             events.publish(.photoSaved(file: name, facts: photo.facts))
             log("still saved: \(path)")
