@@ -287,6 +287,12 @@ public actor ServeDaemon {
                 await recorder.resumeIfRoom()
             }
         })
+        watchers.append(Task.detached {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: HeapTrim.interval) } catch { return }
+                HeapTrim.now()
+            }
+        })
     }
 
     /// The configurations that work but should not be left as they are.
