@@ -14,15 +14,19 @@ public final class EventClips: Sendable {
     public let folder: RecordingsFolder
     public let config: ServeConfig.Events
     private let log: @Sendable (String) -> Void
+    /// Says whether there is room for a clip (as for `POST /clip`); nil: not checked.
+    private let retention: Retention?
 
     /// - Parameter tracker: told of each clip's file while it is written (retention's
     ///   "files in use").
+    /// - Parameter retention: makes room and refuses a trigger (507) when there is none.
     public init(config: ServeConfig.Events, codec: VideoCodec, folder: RecordingsFolder,
-                tracker: (any EventFileTracker)? = nil,
+                tracker: (any EventFileTracker)? = nil, retention: Retention? = nil,
                 publish: @escaping @Sendable (ServiceEvent) -> Void, log: @escaping @Sendable (String) -> Void) throws {
         self.config = config
         self.folder = folder
         self.log = log
+        self.retention = retention
         recorder = try EventRecorder(settings: config.settings(codec: codec), tracker: tracker, finished: { facts in
             publish(.eventClip(file: facts.file, facts: facts))
             if let error = facts.error {
@@ -51,7 +55,12 @@ public final class EventClips: Sendable {
     }
 
     /// Starts or extends a clip; `postSeconds` nil takes `[events] post-seconds`.
+    /// - Throws: 507 when the folder has no room for it, even after retention (as `/clip`).
     public func trigger(postSeconds: Double? = nil) throws(APIError) -> Answer {
+        if let retention {
+            retention.run(because: "an event trigger")
+            if let why = retention.noRoom() { throw .insufficientStorage("no event clip: \(why)") }
+        }
         do {
             let folder = self.folder
             let trigger = try recorder.trigger(postSeconds: postSeconds) { Self.newClip(in: folder) }
@@ -110,10 +119,14 @@ public final class EventClips: Sendable {
         return value
     }
 
-    /// Before the start-up repair: temporary clip files a crash left get their real names.
-    public func recoverLeftovers() {
-        for name in EventRecorder.recoverLeftovers(in: folder.path) {
+    /// Before the start-up repair: temporary clip files a crash left get their real names,
+    /// which are returned.
+    @discardableResult
+    public func recoverLeftovers() -> [String] {
+        let names = EventRecorder.recoverLeftovers(in: folder.path)
+        for name in names {
             log("event clip \(name) was cut by a crash: kept under its real name for the repair")
         }
+        return names
     }
 }

@@ -40,8 +40,10 @@ public struct RecordingThumbnails: Sendable {
     static func make(_ file: String) async throws -> Data {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
             let thread = Thread {
+                let result = Result { try Thumbnail.jpeg(of: file) }
+                HeapTrim.now()  // what the decoder freed stays resident otherwise
                 do {
-                    continuation.resume(returning: try Thumbnail.jpeg(of: file))
+                    continuation.resume(returning: try result.get())
                 } catch {
                     continuation.resume(throwing: APIError.internalError("cannot make a thumbnail: \(error)"))
                 }

@@ -54,7 +54,7 @@ public final class ScanService: Sendable {
                     registration.done()
                     retention.run(because: "a scan still saved")
                 }
-                try still.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+                try AtomicFile.write(still.jpeg, to: path)
                 photo = URL(fileURLWithPath: path).lastPathComponent
             } catch {
                 publish(.error(message: "could not save the still of a \(detection.symbology.rawValue) detection: \(error)"))

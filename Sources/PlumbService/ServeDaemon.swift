@@ -134,6 +134,7 @@ public actor ServeDaemon {
         self.recorder = recorder
         // A finished clip may take the folder over its limits: retention looks at once.
         let eventClips = try EventClips(config: config.events, codec: codec, folder: folder, tracker: retention.inUse,
+                                        retention: retention,
                                         publish: { event in
                                             events.publish(event)
                                             if case .eventClip = event { _ = retention.run(because: "an event clip saved") }
@@ -210,9 +211,10 @@ public actor ServeDaemon {
         } catch {
             throw ServeError("\(error): give each plumb serve its own [recording] folder")
         }
-        eventClips.recoverLeftovers()
-        repairLeftovers()
-        backend.removeStaleClips()
+        let events = eventClips.recoverLeftovers()
+        let clips = backend.keepStaleClips()
+        repairLeftovers(kept: Dictionary(uniqueKeysWithValues: events.map { ($0, "an event clip a crash cut, kept under its real name") }
+                                         + clips.map { ($0, "a clip plumb serve ended before its client had it, kept under this name") }))
         keepRetention()
 
         let bound = try await http.start(listen: config.http.listen)
@@ -253,17 +255,20 @@ public actor ServeDaemon {
 
     /// Before anything records: the recordings a crash left become normal MP4s, what holds
     /// nothing playable goes to `damaged/`; each change is logged and kept for `GET /status`,
-    /// a file that could not be repaired is an `error` too.
-    private func repairLeftovers() {
+    /// a file that could not be repaired is an `error` too. `kept`: the clips a crash left that
+    /// were just given visible names, and why: they are reported even when whole.
+    private func repairLeftovers(kept: [String: String] = [:]) {
         do {
-            let reports = try FolderRepair.run(folder: folder.path) { file in
-                switch file.action {
-                case .leftAsIs: break
-                case .failed: report("repair: \(file.sentence())")
-                default: log("repair: \(file.sentence())")
+            var reports = try FolderRepair.run(folder: folder.path)
+            for i in reports.indices {
+                if let why = kept[reports[i].file] { reports[i].detail = why + "; " + reports[i].detail }
+                switch reports[i].action {
+                case .leftAsIs where kept[reports[i].file] == nil: break
+                case .failed: report("repair: \(reports[i].sentence())")
+                default: log("repair: \(reports[i].sentence())")
                 }
             }
-            api.setRepairs(reports.filter { $0.action != .leftAsIs })
+            api.setRepairs(reports.filter { $0.action != .leftAsIs || kept[$0.file] != nil })
         } catch {
             report("could not repair the recordings a crash left in \(folder.path): \(error)")
         }
@@ -280,6 +285,12 @@ public actor ServeDaemon {
                 do { try await Task.sleep(for: Retention.interval) } catch { return }
                 retention.run(because: "the timer")
                 await recorder.resumeIfRoom()
+            }
+        })
+        watchers.append(Task.detached {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: HeapTrim.interval) } catch { return }
+                HeapTrim.now()
             }
         })
     }
@@ -305,7 +316,7 @@ public actor ServeDaemon {
                 registration.done()
                 retention.run(because: "a still saved")
             }
-            try photo.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try AtomicFile.write(photo.jpeg, to: path)
             let name = URL(fileURLWithPath: path).lastPathComponent
             events.publish(.photoSaved(file: name, facts: photo.facts))
             log("still saved: \(path)")

@@ -242,11 +242,28 @@ public final class SessionBackend: ControlBackend {
         try await recorder.stop()
     }
 
-    /// Removes clip files a crash left behind.
-    public func removeStaleClips() {
+    /// Clip files a crash or a second stop signal left behind (`.clip-UUID.mp4`: the daemon
+    /// ended before the clip's client had it) are kept under a visible name, `clip-DATE.mp4`
+    /// after the time the file was last written, for the start-up repair to make them normal
+    /// MP4s (or move them to `damaged/`); each is logged. Returns the new names.
+    public func keepStaleClips() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        for name in names where name.hasPrefix(Self.clipPrefix) && name.hasSuffix(".mp4") {
-            try? FileManager.default.removeItem(atPath: folder.path + "/" + name)
+        var kept: [String] = []
+        for name in names.sorted() where name.hasPrefix(Self.clipPrefix) && name.hasSuffix(".mp4") {
+            let path = folder.path + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let written = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+            let target = folder.newFile(extension: "mp4", date: written, prefix: "clip-")
+            let visible = URL(fileURLWithPath: target).lastPathComponent
+            if rename(path, target) == 0 {
+                log("clip kept: \(target): \(name) was a clip plumb serve ended before its client had it "
+                    + "(a crash or a second stop signal); kept under this name for the repair")
+                kept.append(visible)
+            } else {
+                log("error: could not keep the clip \(path) as \(target): \(String(cString: strerror(errno))); left as it was")
+            }
         }
+        return kept
     }
 }

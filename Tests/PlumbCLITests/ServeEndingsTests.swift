@@ -54,6 +54,55 @@ final class ServeEndingsTests: XCTestCase {
         XCTAssertFalse(log.contains("clip kept"), log)
     }
 
+    /// A clip whose client does not read it, then SIGTERM and a second SIGTERM while the stop
+    /// waits for that client: the daemon aborts (130) and leaves the hidden `.clip-UUID.mp4`.
+    /// The next start keeps it as a visible `clip-DATE.mp4` that ffprobe plays, says so in the
+    /// log and names it in `/status`'s `repairs` — it is never deleted.
+    func testAClipCutByASecondSignalIsKeptUnderAVisibleNameAtTheNextStart() throws {
+        // Scrolling bars at 640x480: a clip grows by about 250 KB/s.
+        let settings = ["camera": ["device": "test:smpte", "size": "640x480"]]
+        let serve = try ServeProcess(self, settings)
+        let port = try XCTUnwrap(URL(string: serve.http)?.port)
+        // Asks for the clip, then reads nothing (a small receive buffer: the answer stalls).
+        let client = try NonReadingClient(port: port, request: "POST /clip?seconds=60 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                          + "Content-Length: 0\r\n\r\n")
+        defer { client.close() }
+        func hidden() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: serve.folder.path)) ?? [])
+                .filter { $0.hasPrefix(".clip-") && $0.hasSuffix(".mp4") }
+        }
+        // More clip than the socket buffers take: the server's send buffer grows to about
+        // 3 MB on loopback even for a client that reads nothing.
+        let started = Date()
+        XCTAssertTrue(waitUntil(120) {
+            hidden().contains { (try? FileManager.default.attributesOfItem(atPath: serve.folder.path + "/" + $0)[.size]
+                                 as? Int) ?? 0 > 4_000_000 }
+        }, "no clip is being recorded: \(hidden()) \(serve.log)")
+        print("4 MB of clip after \(Date().timeIntervalSince(started)) s")
+        kill(serve.pid, SIGTERM)
+        XCTAssertTrue(serve.waitForLog("cutting 1 clip short"), serve.log)
+        let (code, log) = serve.stop(SIGTERM)
+        XCTAssertEqual(code, 130, log)
+        let left = hidden()
+        XCTAssertEqual(left.count, 1, "the abort leaves the hidden clip: \(left)\n\(log)")
+        let leftover = try XCTUnwrap(left.first)
+
+        let again = try ServeProcess(self, settings, dir: serve.dir)
+        XCTAssertEqual(hidden(), [], "the hidden clip is given a visible name")
+        let names = try FileManager.default.contentsOfDirectory(atPath: again.folder.path)
+        let kept = try XCTUnwrap(names.first { $0.hasPrefix("clip-") && $0.hasSuffix(".mp4") }, "\(names)\n\(again.log)")
+        let probe = try probeFile(again.folder.appendingPathComponent(kept))
+        XCTAssertGreaterThan(probe.frames, 30, "\(probe)")
+        XCTAssertTrue(again.log.contains("clip kept: \(again.folder.path)/\(kept): \(leftover) was a clip"), again.log)
+        XCTAssertTrue(again.log.contains("repair: \(kept): "), again.log)
+        let repairs = try XCTUnwrap(try again.curl("GET", "/status").json()["repairs"] as? [[String: Any]])
+        let report = try XCTUnwrap(repairs.first { $0["file"] as? String == kept }, "\(repairs)")
+        XCTAssertEqual(report["frames"] as? Int, probe.frames, "\(report)")
+        XCTAssertTrue((report["detail"] as? String ?? "").contains("a clip plumb serve ended before its client had it"), "\(report)")
+        print(again.log.split(separator: "\n").filter { $0.contains("clip kept") || $0.contains("repair:") }.joined(separator: "\n"))
+        XCTAssertEqual(again.stop().code, 0)
+    }
+
     /// A recording until the disk is full (a real 320 KiB tmpfs): the file keeps what it holds
     /// and plays; `recording-stopped` carries facts with the frames that are in the file (as
     /// ffprobe counts them) and the cause; the `error` event and `/status`'s `last_error`
@@ -66,7 +115,7 @@ final class ServeEndingsTests: XCTestCase {
                                                           "segment-seconds": "0", "retention-kinds": "none"]])
         let events = try EventTap(serve, self)
         // The test pattern at 320x240 is about 35 KB/s: full in about 10 s.
-        XCTAssertTrue(waitUntil(90) { !events.named("recording-stopped").isEmpty }, serve.log)
+        XCTAssertTrue(waitUntil(120) { !events.named("recording-stopped").isEmpty }, serve.log)
         let stopped = try XCTUnwrap(events.named("recording-stopped").first, serve.log)
         let name = try XCTUnwrap(stopped.data["file"] as? String, "\(stopped.data)")
         let facts = try XCTUnwrap(stopped.data["facts"] as? [String: Any], "the event must carry facts: \(stopped.data)")
@@ -109,4 +158,35 @@ extension ISO8601DateFormatter {
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f
     }
+}
+
+/// A raw HTTP client that sends one request and never reads the answer.
+private final class NonReadingClient {
+    private var fd: Int32
+
+    init(port: Int, request: String) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var size = Int32(4096)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let bytes = Array(request.utf8)
+        guard connected == 0, send(fd, bytes, bytes.count, 0) == bytes.count else {
+            let error = errno
+            close()
+            throw ServeTestError(description: "cannot send the request to 127.0.0.1:\(port): errno \(error)")
+        }
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
 }

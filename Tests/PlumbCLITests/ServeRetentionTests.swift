@@ -322,6 +322,49 @@ final class ServeRetentionTests: XCTestCase {
         XCTAssertEqual(code, 0, log)
     }
 
+    /// On a full disk an event trigger is refused as a clip is (507, the same reason), by the
+    /// API and by SIGUSR2, and a SIGUSR1 still fails with a sentence naming the file, not
+    /// Foundation's error dump; nothing is left on the disk. Once there is room a trigger is
+    /// taken, and the clip that then fills the disk fails in words naming its file.
+    func testAFullDiskRefusesEventsAndAStillFailsInASentence() throws {
+        let disk = try mountSmallDisk(self, size: "320k")
+        let filler = try fill(disk)
+        let serve = try ServeProcess(self, ["recording": ["folder": disk.path]])
+        let refused = try serve.curl("POST", "/event")
+        XCTAssertEqual(refused.status, 507, refused.text)
+        XCTAssertTrue(refused.error.hasPrefix("no event clip: no room to record in \(disk.path)"), refused.text)
+
+        kill(serve.pid, SIGUSR2)
+        XCTAssertTrue(serve.waitForLog("could not record an event clip: "), serve.log)
+        kill(serve.pid, SIGUSR1)
+        XCTAssertTrue(serve.waitForLog("could not save a still: "), serve.log)
+        let lines = serve.log.split(separator: "\n")
+        let event = try XCTUnwrap(lines.first { $0.contains("could not record an event clip: ") })
+        XCTAssertTrue(event.contains("no room to record in \(disk.path)"), String(event))
+        let still = try XCTUnwrap(lines.first { $0.contains("could not save a still: ") })
+        XCTAssertTrue(still.contains("could not save a still: No space left on device: cannot write \(disk.path)/"), String(still))
+        XCTAssertTrue(still.hasSuffix(".jpg"), String(still))
+        XCTAssertFalse(still.contains("NSCocoaErrorDomain") || still.contains("UserInfo"), String(still))
+        XCTAssertEqual(((try? FileManager.default.contentsOfDirectory(atPath: disk.path)) ?? []).sorted(), ["filler.bin"])
+
+        // With room, a trigger is taken; a clip that then fills the disk says so in words.
+        try FileManager.default.removeItem(at: filler)
+        var reply = try serve.curl("POST", "/event?post-seconds=60")
+        // The event ring needs a keyframe first: 503 until then.
+        XCTAssertTrue(waitUntil(30) {
+            if reply.status == 503 { reply = (try? serve.curl("POST", "/event?post-seconds=60")) ?? reply }
+            return reply.status != 503
+        })
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let name = try XCTUnwrap(try reply.json()["file"] as? String, reply.text)
+        XCTAssertTrue(serve.waitForLog("error: event clip \(name): ", timeout: 90), serve.log)
+        let failed = try XCTUnwrap(serve.log.split(separator: "\n").first { $0.contains("error: event clip \(name): ") })
+        XCTAssertTrue(failed.hasSuffix("error: event clip \(name): No space left on device: cannot write \(disk.path)/\(name)"),
+                      String(failed))
+        let (code, log) = serve.stop(SIGTERM)
+        XCTAssertEqual(code, 0, log)
+    }
+
     /// `[recording] continuous` on a full disk: no file is made, /status says it waits for
     /// room and why; once there is room it starts by itself.
     func testContinuousRecordingOnAFullDiskWaitsAndStartsWhenThereIsRoom() throws {

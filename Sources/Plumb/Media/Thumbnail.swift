@@ -5,10 +5,23 @@ import GStreamer
 /// `filesrc ! decodebin ! videoconvert ! videoscale ! jpegenc ! appsink`, the first
 /// picture taken and the pipeline stopped. Pixels as stored: a recording's rotation
 /// is in its track matrix, which the decoder does not apply.
+///
+/// A damaged file fails with its reason, never by sitting out the time-out: an MP4 without
+/// a movie header (cut before mp4mux wrote one, or fragments alone) is refused by reading
+/// it — decodebin drops qtdemux's "no playable streams" when qtdemux posts it while decodebin
+/// is still plugging it in (as it does now and then), and the pipeline then waits forever —
+/// and an error the bus carries while the first picture is awaited ends the wait.
 public enum Thumbnail {
     /// The JPEG bytes, `width` pixels wide (height to the aspect ratio).
-    /// - Throws: `CaptureError` when the file has no decodable picture within `timeout`.
+    /// - Throws: `CaptureError.invalidArgument` naming the file and what is wrong with it
+    ///   when it has no decodable picture; `timedOut` only when decoding takes longer than
+    ///   `timeout`.
     public static func jpeg(of path: String, width: Int = 320, timeout: Duration = .seconds(15)) throws -> Data {
+        let name = (path as NSString).lastPathComponent
+        if ["mp4", "mov", "m4v"].contains((path as NSString).pathExtension.lowercased()), !MP4File.hasMovieHeader(path: path) {
+            throw CaptureError.invalidArgument("\(name) has no movie header (it was cut before one was written, or is "
+                                               + "not an MP4): no picture to make a thumbnail of; plumb repair may mend it")
+        }
         let location = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         let pipeline = try Pipeline.parse(
             "filesrc location=\"\(location)\" ! decodebin ! videoconvert ! videoscale "
@@ -18,9 +31,19 @@ public enum Thumbnail {
         guard let element = pipeline.element(named: "out"), let sink = AppSink(element) else {
             throw CaptureError.invalidArgument("the thumbnail pipeline lacks its appsink")
         }
-        try pipeline.setState(.playing, timeout: timeout)
-        guard let data = sink.pull(timeout: timeout)?.buffer?.data, !data.isEmpty else {
-            throw CaptureError.invalidArgument("\((path as NSString).lastPathComponent) has no picture to make a thumbnail of")
+        let sample: Sample?
+        do {
+            try pipeline.setState(.playing, timeout: timeout)
+            sample = try sink.pull(timeout: timeout, failingOnErrorsOf: pipeline)
+        } catch let error where error.domain == GStreamerError.ownDomain
+                    && error.code == GStreamerError.OwnCode.stateChangeTimedOut.rawValue {
+            throw CaptureError.timedOut("a thumbnail of \(name)", timeout)
+        } catch {
+            throw CaptureError.invalidArgument("\(name) cannot be decoded into a thumbnail: \(error.message)")
+        }
+        guard let data = sample?.buffer?.data, !data.isEmpty else {
+            guard sink.isEOS else { throw CaptureError.timedOut("a thumbnail of \(name)", timeout) }
+            throw CaptureError.invalidArgument("\(name) has no picture to make a thumbnail of")
         }
         return data
     }

@@ -420,8 +420,7 @@ public final class RecordingOutput: CaptureOutput {
     /// The error in words a user acts on: a full disk says so (GStreamer's "No space left on
     /// the resource" names neither the disk nor the file).
     private func cause(of error: any Error) -> String {
-        if case CaptureError.outputFailed(_, let failure) = error, failure.domain == GStreamerError.resourceDomain,
-           failure.code == 14 {  // GST_RESOURCE_ERROR_NO_SPACE_LEFT
+        if case CaptureError.outputFailed(_, let failure) = error, failure.isNoSpaceLeft {
             return "No space left on device: cannot write \(url.path)"
         }
         return "\(error)"
