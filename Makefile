@@ -27,7 +27,8 @@ DEB_PACKAGES = \
 	libglib2.0-dev dbus-daemon systemd \
 	gpsd gpsd-clients faketime make \
 	gstreamer1.0-nice python3-venv chromium chromium-driver qrencode zint \
-	python3-matplotlib
+	python3-matplotlib \
+	qemu-system-x86 linux-image-amd64 busybox-static v4l-utils iio-sensor-proxy udev kmod
 
 .PHONY: all deps build test test-venv test-trixie run bench install uninstall clean
 
