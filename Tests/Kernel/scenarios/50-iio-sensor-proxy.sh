@@ -1,7 +1,8 @@
 #!/bin/bash
 # iio-sensor-proxy (Debian's) on the same hid-sensor-accel-3d device, over a system
 # D-Bus started here: `plumb rotation --accelerometer sensor-proxy` follows the turns
-# fed through /dev/uhid (Tests/Kernel/tools/hid_accel.py). Written under $OUT for
+# fed through /dev/uhid (Tests/Kernel/tools/hid_accel.py) as the proxy reports them
+# (G_MESSAGES_DEBUG makes it log each orientation it emits). Written under $OUT for
 # KernelIIOSensorProxyTests: rotation.log, marks.log, iio-sensor-proxy.log, bus.log.
 set -u
 : "${OUT:?}" "${PLUMB:?}" "${ROOT:?}"
@@ -40,17 +41,20 @@ wait_until 'grep -q "accel" "$OUT/iio-sensor-proxy.log"' 30
 rotation=$!
 wait_until '[ $(seen "sensor available") -ge 1 ]' 60
 
-turn() {  # x y z expected-angle
+# Four turns; each waited for as one more angle change in plumb's output (which angle
+# is the host test's to judge, against what iio-sensor-proxy itself emitted).
+turn() {  # x y z
     local before
-    say "turning to $4"
-    before=$(seen "angles: capture $4°")
+    say "turning to $*"
+    before=$(seen "angles: capture")
     feed "$1 $2 $3"
-    wait_until "[ \$(seen 'angles: capture $4°') -gt $before ]" 20
+    wait_until "[ \$(seen 'angles: capture') -gt $before ]" 20
 }
-turn -$G 0 0 90
-turn 0 -$G 0 180
-turn $G 0 0 270
-turn 0 $G 0 0
+wait_until '[ $(seen "angles: capture") -ge 1 ]' 20
+turn -$G 0 0
+turn 0 -$G 0
+turn $G 0 0
+turn 0 $G 0
 kill -INT "$rotation"
 wait "$rotation"
 echo "exit=$?" >> "$OUT/rotation.log"

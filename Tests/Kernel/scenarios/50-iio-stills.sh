@@ -10,13 +10,10 @@ trap accel_stop EXIT
 
 accel_start || exit 1
 feed -$G 0 0
-"$PLUMB" photo --camera test --accelerometer iio --size 320x240 -o "$OUT/photo-90.jpg" \
-    > "$OUT/photo-90.json" 2> "$OUT/photo-90.err"
-echo "exit=$?" >> "$OUT/photo-90.err"
+plumb_capture photo-90 photo --camera test --accelerometer iio --size 320x240 --force -o "$OUT/photo-90.jpg"
 say "photo done"
 feed $G 0 0
-"$PLUMB" record --camera test --accelerometer iio --size 320x240 --seconds 1 -o "$OUT/record-270.mp4" \
-    > "$OUT/record-270.json" 2> "$OUT/record-270.err"
-echo "exit=$?" >> "$OUT/record-270.err"
+plumb_capture record-270 record --camera test --accelerometer iio --size 320x240 --seconds 1 --force \
+    -o "$OUT/record-270.mp4"
 say "record done"
 exit 0

@@ -8,7 +8,7 @@ the driver's GET_REPORT / SET_REPORT requests for the feature report (reporting
 state, power state, report interval, sensitivity) and the input report (X, Y, Z),
 and sends an input report whenever the vector changes and every 100 ms.
 
-Commands, one a line, from the file or fifo given with --commands:
+Commands, one a line, from the fifo given with --commands:
     X Y Z     the gravity vector in m/s^2 (the IIO convention: upright reads 0 9.8 0)
     unplug    destroys the HID device (the IIO device goes away)
     plug      creates it again
@@ -172,7 +172,7 @@ class Accelerometer:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--commands", required=True, help="file or fifo of commands (see above)")
+    parser.add_argument("--commands", required=True, help="fifo of commands (see above)")
     parser.add_argument("--state", required=True, help="JSON file rewritten after every command")
     parser.add_argument("--exponent", type=int, default=-3, help="HID unit exponent of the axes (-8..7)")
     parser.add_argument("--name", default="Plumb test accelerometer")
@@ -202,10 +202,7 @@ def main():
         if device.fd is not None and device.fd in ready:
             device.handle()
         if commands in ready:
-            chunk = os.read(commands, 4096)
-            if not chunk and not os.path.isfile(args.commands):
-                continue
-            pending += chunk
+            pending += os.read(commands, 4096)
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
                 words = line.decode().split()
@@ -224,8 +221,6 @@ def main():
                     print(f"hid_accel: unknown command {line!r}", file=sys.stderr)
                 done += 1
                 save_state(" ".join(words))
-            if not chunk:  # a regular file read to its end
-                running = False
         if time.monotonic() >= next_input:
             device.send_input()
             next_input = time.monotonic() + 0.1

@@ -73,3 +73,19 @@ accel_start() {
     wait_until accel_dir 60 || { say "no accel_3d IIO device appeared"; dmesg | grep -i -E "hid|iio|sensor" | tail -20; return 1; }
     say "device at $(accel_dir)"
 }
+
+# Runs plumb "$@" with stdout to $OUT/$1.json and stderr to $OUT/$1.err (then its exit
+# status as "exit=N"), again up to twice when the camera gave no first frame in time:
+# under emulation the first start of a pipeline can take longer than plumb waits.
+plumb_capture() {
+    local name=$1 attempt status
+    shift
+    for attempt in 1 2 3; do
+        "$PLUMB" "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"
+        status=$?
+        [ "$status" -eq 0 ] && break
+        grep -q "delivered no frame in time" "$OUT/$name.err" || break
+        say "$name: attempt $attempt had no first frame in time; again"
+    done
+    echo "exit=$status" >> "$OUT/$name.err"
+}
