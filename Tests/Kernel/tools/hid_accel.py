@@ -6,7 +6,7 @@ usage page's Accelerometer 3D collection) and hid-sensor-accel-3d turns it into
 /sys/bus/iio/devices/iio:deviceN. This program is the device's firmware: it answers
 the driver's GET_REPORT / SET_REPORT requests for the feature report (reporting
 state, power state, report interval, sensitivity) and the input report (X, Y, Z),
-and sends an input report whenever the vector changes and every 100 ms.
+and sends an input report whenever the vector changes and every second.
 
 Commands, one a line, from the fifo given with --commands:
     X Y Z     the gravity vector in m/s^2 (the IIO convention: upright reads 0 9.8 0)
@@ -223,7 +223,7 @@ def main():
                 save_state(" ".join(words))
         if time.monotonic() >= next_input:
             device.send_input()
-            next_input = time.monotonic() + 0.1
+            next_input = time.monotonic() + 1.0
     device.unplug()
     save_state("quit")
 
