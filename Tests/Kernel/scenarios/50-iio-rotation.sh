@@ -28,7 +28,7 @@ cat "$OUT/sysfs.txt"
 
 "$PLUMB" rotation --accelerometer iio > "$OUT/rotation.log" 2>&1 &
 rotation=$!
-wait_until '[ $(seen "sample t=") -ge 1 ]' 60
+wait_until '[ $(( $(seen "sample t=") + $(seen "dropped: ") )) -ge 1 ]' 60
 
 # Each turn is waited for in plumb rotation's own output.
 turn() {  # x y z expected-angle
