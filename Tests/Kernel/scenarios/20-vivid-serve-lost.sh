@@ -40,7 +40,7 @@ if grep -q '^vivid ' /proc/modules; then
 fi
 vivid_load vid_cap_nr=3 || { stop_serve; exit 1; }
 ls /dev/video* > "$OUT/nodes-back.txt"
-wait_camera_state $API running 120 > "$OUT/status-back.json" || echo "not reopened after the device came back" >&2
+wait_recording $API 120 > "$OUT/status-back.json" || echo "not reopened after the device came back" >&2
 sleep 3
 stop_serve
 ls -l "$OUT/recordings" > "$OUT/recordings.txt"

@@ -30,6 +30,22 @@ wait_camera_state() {
 	return 1
 }
 
+# Polls http://$1/status until the camera runs and a recording has its file (at most $2
+# seconds): the camera reopens a moment before the recording resumes in a new file.
+wait_recording() {
+	local status
+	for _ in $(seq $(( $2 * 2 ))); do
+		status=$(curl -s --max-time 5 "http://$1/status") && python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+sys.exit(0 if s.get("state") == "running" and (s.get("recording") or {}).get("file") else 1)' <<<"$status" \
+			&& { echo "$status"; return 0; }
+		sleep 0.5
+	done
+	echo "$status"
+	return 1
+}
+
 # Runs "$@" up to 3 times while it fails only because the first frame was late (under
 # emulation on a loaded machine the driver's first frame can take longer than Plumb's
 # opening waits); any other failure, or the third, is returned.

@@ -85,7 +85,19 @@ final class KernelVividDevicesTests: XCTestCase {
     }
 
     /// A size and rate vivid lacks: the nearest mode it has, which the facts name.
-    func testTheNearestModeIsChosenForASizeAndRateTheDriverLacks() throws {
+    /// `--fps` is a rate to meet: one the driver lacks is refused with the rates it has
+    /// (v4l2-ctl's intervals for that size), and nothing is recorded.
+    func testARateTheDriverLacksIsRefusedNamingItsRates() throws {
+        let out = try KernelVM.shared.output(of: "vivid-devices")
+        let status = try String(contentsOf: out.appendingPathComponent("refused-rate.status"), encoding: .utf8)
+        let message = try String(contentsOf: out.appendingPathComponent("refused-rate.txt"), encoding: .utf8)
+        XCTAssertEqual(status.trimmingCharacters(in: .whitespacesAndNewlines), "2", message)
+        XCTAssertTrue(message.contains("/dev/video0") && message.contains("12 fps asked for"), message)
+        for rate in ["10", "15", "30"] { XCTAssertTrue(message.contains(" \(rate),") || message.contains(" \(rate) fps"), "\(rate) missing: \(message)") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("refused.mp4").path), "a refused recording wrote a file")
+    }
+
+    func testTheNearestModeIsChosenForASizeTheDriverLacks() throws {
         let out = try KernelVM.shared.output(of: "vivid-devices")
         let facts = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("nearest.json"))) as? [String: Any]
         let ffprobe = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
