@@ -19,7 +19,8 @@ final class ServeScanTests: XCTestCase {
         // The code comes into view once the event stream listens (a switch to its camera):
         // a detection made before a client connects is not sent to it.
         let serve = try ServeProcess(self, [
-            "camera": ["device": "image:" + blank.path, "size": "640x480"],
+            "camera": ["device": "image:" + blank.path, "size": "640x480",
+                       "image-folder": picture.deletingLastPathComponent().path],
             "scan": ["enabled": "true", "types": "qr", "photo": "true", "rate": "10"],
         ])
         let tap = try EventTap(serve, self)
