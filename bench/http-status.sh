@@ -9,14 +9,8 @@ plumb=${1:-.build/release/plumb}
 batches=${2:-5}
 per=${3:-10000}
 dir=$(mktemp -d)
-"$plumb" serve --listen 127.0.0.1:0 --set camera.device=test --set camera.size=320x240 \
-    --set rotation.accelerometer=fixed:0 --set preview.address=127.0.0.1 --set preview.port=0 \
-    --set recording.folder="$dir/recordings" 2>"$dir/log" &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 300); do grep -q "plumb serve: ready" "$dir/log" && break; sleep 0.1; done
-url=$(sed -n 's/.*control API: \(http:[^ ]*\).*/\1/p' "$dir/log")
-[ -n "$url" ] || { cat "$dir/log" >&2; exit 1; }
+source "$(dirname "$0")/serve-daemon.sh"
+start_serve
 # One curl config: `per` requests on one connection, bodies dropped.
 for _ in $(seq "$per"); do printf 'url = "%s/status"\noutput = "/dev/null"\n' "$url"; done >"$dir/curl.conf"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
