@@ -101,13 +101,7 @@ public final class GPSFake: @unchecked Sendable {
         // A read that waits longer than this fails (a guard against a hang, not a timing check).
         var limit = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        let connected = Loopback.connect(fd, port: port)
         let request = Array("?WATCH={\"enable\":true};\n?POLL;\n".utf8)
         guard connected, send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
         var received: [UInt8] = []
@@ -129,12 +123,6 @@ public final class GPSFake: @unchecked Sendable {
     static func accepts(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = port.bigEndian
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        return Loopback.connect(fd, port: port)
     }
 }

@@ -64,14 +64,7 @@ public final class ReservedPort: @unchecked Sendable {  // `fd` changes only in 
         guard fd >= 0 else { return nil }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = port.bigEndian
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard bound else {
+        guard Loopback.bind(fd, port: port) else {
             close(fd)
             return nil
         }
