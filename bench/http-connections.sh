@@ -10,7 +10,6 @@ plumb=${1:-.build/release/plumb}
 rounds=${2:-500}
 dir=$(mktemp -d)
 source "$(dirname "$0")/serve-daemon.sh"
-start_serve
 port=${url##*:}
 
 fds() { ls "/proc/$pid/fd" | wc -l; }

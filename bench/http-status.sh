@@ -10,7 +10,6 @@ batches=${2:-5}
 per=${3:-10000}
 dir=$(mktemp -d)
 source "$(dirname "$0")/serve-daemon.sh"
-start_serve
 # One curl config: `per` requests on one connection, bodies dropped.
 for _ in $(seq "$per"); do printf 'url = "%s/status"\noutput = "/dev/null"\n' "$url"; done >"$dir/curl.conf"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
