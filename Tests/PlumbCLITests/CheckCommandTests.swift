@@ -248,7 +248,8 @@ final class CheckCommandTests: XCTestCase {
     }
 
     /// A second element of a name is an error at its `name=` (it crashed the check,
-    /// exit 132, when both were on one line), and so is linking an element to itself.
+    /// exit 132, when both were on one line), and so are linking an element to itself and
+    /// naming one element twice.
     func testDuplicateNamesAndSelfLinksAreErrorsNotCrashes() throws {
         let dir = try temporaryDirectory(self)
         let cases: [(String, String, String)] = [
@@ -256,6 +257,8 @@ final class CheckCommandTests: XCTestCase {
             ("videotestsrc name=src\n  ! fakesink name=src\n", "2:14", "duplicate element name \"src\": videotestsrc at 1:14"),
             ("videotestsrc name=a ! queue name=\"b\" ! ( fakesink name=b )\n", "1:51", "duplicate element name \"b\": queue at 1:29"),
             ("videotestsrc ! identity name=i ! i.\n", "1:16", "could not link i to i"),
+            // One element named twice: GObject keeps the first and prints a critical warning.
+            ("videotestsrc name=a\n  name=b ! fakesink\n", "2:3", "\"name\" is set twice on videotestsrc (first at 1:14)"),
         ]
         for (n, (body, place, words)) in cases.enumerated() {
             let file = try write(dir, "name\(n).pipeline", body)

@@ -16,11 +16,16 @@ final class LaunchCorpusTests: XCTestCase {
         case unlinked
         /// A value with a `"` never closed: GStreamer sets the value with the quote in it.
         case unterminatedQuote
+        /// One element named twice: GObject keeps the first name and prints a critical
+        /// warning; Plumb names both places. (Another property set twice is GStreamer's:
+        /// the last wins, silently.)
+        case setTwice
 
         var words: [String] {
             switch self {
             case .unlinked: return ["goes nowhere", "nothing feeds", "missing \"!\""]
             case .unterminatedQuote: return ["unterminated quote"]
+            case .setTwice: return ["is set twice on", "(first at 1:"]
             }
         }
     }
@@ -159,6 +164,9 @@ final class LaunchCorpusTests: XCTestCase {
         ("videotestsrc ! { fakesink }", nil),
         ("fakesrc name=src! fakesink", .unlinked),
         ("fakesrc ! fakesink name=\"open", .unterminatedQuote),
+        ("fakesrc name=x name=y ! fakesink", .setTwice),
+        ("fakesrc name = x num-buffers=1 name=x ! fakesink", .setTwice),
+        ("fakesrc num-buffers=1 num-buffers = 2 ! fakesink", nil),
         ("file:///dev/null", .unlinked),
         ("videotestsrc ! fakesink file:///dev/null", .unlinked),
         ("videotestsrc ! videoconvert fakesink", .unlinked),

@@ -140,6 +140,15 @@ public enum PipelineLoader {
         do { element = try Element(factory: e.factory, name: e.factory) } catch {
             throw Diagnostic(resolved.location(at: e.offset), error.message)
         }
+        // A name is given at construction, where GObject keeps the first of two and prints a
+        // critical warning (other properties are set in turn, the last one winning, as in GStreamer).
+        let names = e.properties.filter { $0.key == "name" }
+        if names.count > 1 {
+            let place = resolved.location(at: names[0].keyOffset)
+            throw Diagnostic(resolved.location(at: names[1].keyOffset),
+                             "\"name\" is set twice on \(e.factory) (first at \(place.line):\(place.column)): "
+                                + "GStreamer would keep the first and warn; keep one")
+        }
         for p in e.properties where !p.key.contains("::") && !p.key.hasPrefix("@") {
             guard element.hasProperty(p.key) else {
                 throw Diagnostic(resolved.location(at: p.keyOffset),
