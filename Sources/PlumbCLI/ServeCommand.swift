@@ -84,7 +84,7 @@ enum ServeCommand: Command {
         let addresses: ServeDaemon.Addresses
         do {
             daemon = try ServeDaemon(config: config, choices: choices, log: log)
-            log("recordings folder: \(daemon.folder.path)")
+            log("recordings folder: \(daemon.recordingsFolder)")
             addresses = try await daemon.start()
         } catch {
             FileHandle.standardError.write("plumb serve: error: \(error)\n")

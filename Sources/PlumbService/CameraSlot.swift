@@ -65,10 +65,11 @@ public final class CameraSlot: Sendable {
 
 extension APIError {
     /// An engine error as the API reports it: a camera that is gone or closed is 503, a
-    /// wrong value 400, anything else 500.
+    /// wrong value 400, the recorder's refusals as `init(_: RecorderError)` says, anything else 500.
     static func from(_ error: any Error) -> APIError {
         switch error {
         case let e as APIError: return e
+        case let e as RecorderError: return APIError(e)
         case CaptureError.closed:
             return .cameraUnavailable("the camera closed while the request ran; try again in a moment")
         case CaptureError.camera(let e):

@@ -140,13 +140,15 @@ public actor ContinuousRecorder {
 
     // MARK: Start and stop
 
-    /// Starts recording; 409 when already recording, 503 without a camera.
-    public func start() async throws(APIError) -> Started {
+    /// Starts recording.
+    /// - Throws: `alreadyRecording` or `stopping`, `noCamera`, `noRoom` (even after retention),
+    ///   `cannotRecord` (the engine's error).
+    public func start() async throws(RecorderError) -> Started {
         let hasCamera = session != nil
         // A recording that waits for room is kept waiting by a start that has no room either.
         if case .starting(.waitingForRoom) = state, let retention = settings.retention {
-            retention.run(because: "POST /recording/start")
-            if let why = retention.noRoom() { throw .insufficientStorage(why) }
+            retention.run(because: "a start (the recording waits for room)")
+            if let why = retention.noRoom() { throw .noRoom(why) }
         }
         do {
             try change { state throws(RecorderState<Recording>.Refusal) in try state.start(hasCamera: hasCamera) }
@@ -154,11 +156,7 @@ public actor ContinuousRecorder {
             throw refused(error)
         }
         files = []
-        do {
-            return try await makeFile()
-        } catch {
-            throw APIError.from(error)
-        }
+        return try await makeFile()
     }
 
     /// Records from start-up until stopped (`[recording] continuous`).
@@ -173,9 +171,10 @@ public actor ContinuousRecorder {
         }
     }
 
-    /// Stops and finalizes every file; 409 when not recording. A stop while a file is being
-    /// made or rolled waits for it, then stops the file it left.
-    public func stop() async throws(APIError) -> Stopped {
+    /// Stops and finalizes every file. A stop while a file is being made or rolled waits
+    /// for it, then stops the file it left.
+    /// - Throws: `notRecording`, or `stopping` while another stop finalizes the files.
+    public func stop() async throws(RecorderError) -> Stopped {
         let last: Recording?
         do {
             last = try await whenSettled { state throws(RecorderState<Recording>.Refusal) in try state.stop() }
@@ -207,17 +206,13 @@ public actor ContinuousRecorder {
 
     // MARK: -
 
-    /// The answer to a request the state refuses.
-    private func refused(_ refusal: RecorderState<Recording>.Refusal) -> APIError {
+    /// A request the state refuses, as the recorder's error.
+    private func refused(_ refusal: RecorderState<Recording>.Refusal) -> RecorderError {
         switch refusal {
-        case .recording:
-            .busy("already recording to \(currentFile ?? "a file"); POST /recording/stop first")
-        case .stopping:
-            .busy("the recording is being stopped; try again once POST /recording/stop has answered")
-        case .noCamera:
-            .cameraUnavailable("the camera is not running, so nothing can be recorded now; try again in a moment")
-        case .notRecording:
-            .busy("not recording; POST /recording/start first")
+        case .recording: .alreadyRecording(file: currentFile)
+        case .stopping: .stopping
+        case .noCamera: .noCamera
+        case .notRecording: .notRecording
         }
     }
 
@@ -276,14 +271,15 @@ public actor ContinuousRecorder {
     }
 
     /// Makes a new file (the state is `starting(.making)`); the state says who waits for it.
-    private func makeFile() async throws -> Started {
+    /// - Throws: `noRoom` (even after retention) or `cannotRecord`.
+    private func makeFile() async throws(RecorderError) -> Started {
         let recording: Recording, url: URL
         if let retention = settings.retention {
             retention.run(because: "a recording starts")
             if let why = retention.noRoom() {
                 roomProblem = why
                 change { $0.makingFailed(noRoom: true) }
-                throw APIError.insufficientStorage(why)
+                throw .noRoom(why)
             }
         }
         var registration: FilesInUse.Registration?
@@ -295,7 +291,7 @@ public actor ContinuousRecorder {
         } catch {
             registration?.done()
             change { $0.makingFailed() }
-            throw error
+            throw .cannotRecord(error)
         }
         register(recording)
         registration?.done()
@@ -305,7 +301,7 @@ public actor ContinuousRecorder {
                 _ = try? await recording.stop()
                 await self.unregister(recording)
             }
-            throw CaptureError.closed
+            throw .cannotRecord(CaptureError.closed)
         }
         watch(recording)
         files.append(url.lastPathComponent)

@@ -1,11 +1,11 @@
 import Foundation
 import Soup
-import Synchronization
 import Plumb
 
 /// What the control API needs from the running capture session. `plumb serve`
 /// implements it on its `CaptureSession`; every method may throw an `APIError`
-/// (409 busy, 503 camera unavailable) or any other error (500).
+/// (409 busy, 503 camera unavailable) or any other error (500); the recording's may
+/// throw a `RecorderError`, which the routes answer with its status.
 public protocol ControlBackend: Sendable {
     /// The camera's part of `GET /status`.
     func status() async throws -> CameraStatus
@@ -108,51 +108,50 @@ public struct CapturedClip: Sendable {
 ///
 /// Errors are `{"error": "..."}` with 400/404/405/409/503.
 public final class ControlAPI: Sendable {
+    /// What only the daemon knows, asked for on every `GET /status`; each nil is `null`.
+    /// Given at init and never changed: read bare, never out of a lock (issue 22).
+    public struct StatusSources: Sendable {
+        /// `events`: the event recorder's ring and clips.
+        public var events: (@Sendable () -> (any Encodable & Sendable)?)?
+        /// `webrtc`: the WHEP preview.
+        public var webrtc: (@Sendable () -> (any Encodable & Sendable)?)?
+        /// `clock`: the wall clock's state and its last jump.
+        public var clock: (@Sendable () -> WallClockWatch.Status)?
+        /// `repairs`: what the start-up repair did to the recordings a crash left (the
+        /// files it changed or could not).
+        public var repairs: (@Sendable () -> [RepairReport])?
+
+        public init(events: (@Sendable () -> (any Encodable & Sendable)?)? = nil,
+                    webrtc: (@Sendable () -> (any Encodable & Sendable)?)? = nil,
+                    clock: (@Sendable () -> WallClockWatch.Status)? = nil,
+                    repairs: (@Sendable () -> [RepairReport])? = nil) {
+            self.events = events
+            self.webrtc = webrtc
+            self.clock = clock
+            self.repairs = repairs
+        }
+    }
+
     public let folder: RecordingsFolder
-    public let events: EventChannel
+    /// What `GET /events` serves; whoever has it publishes.
+    public let events: EventBus
     /// What the operator should know that does not stop the service (an API open to
     /// the network without a token): in every `GET /status`.
     public let warnings: [String]
     private let backend: any ControlBackend
     private let started = ContinuousClock.now
-    private let nextEventID = Atomic(1)
-    private let repairs = Mutex<[RepairReport]>([])
-    private let eventStatus = ClosureSlot<@Sendable () -> (any Encodable & Sendable)?>()
-    private let webrtcStatus = ClosureSlot<@Sendable () -> (any Encodable & Sendable)?>()
+    private let sources: StatusSources
     /// What retention deleted and its limits, for `GET /status`'s `retention`; nil: none.
     private let retention: Retention?
-    private let clock = ClosureSlot<@Sendable () -> WallClockWatch.Status>()
 
-    public init(backend: any ControlBackend, folder: RecordingsFolder, events: EventChannel = EventChannel(),
-                warnings: [String] = [], retention: Retention? = nil) {
+    public init(backend: any ControlBackend, folder: RecordingsFolder, events: EventBus = EventBus(),
+                warnings: [String] = [], retention: Retention? = nil, status sources: StatusSources = StatusSources()) {
         self.retention = retention
         self.backend = backend
         self.folder = folder
         self.events = events
         self.warnings = warnings
-    }
-
-    /// What the start-up repair did to the recordings a crash left (the files it changed or
-    /// could not), for `GET /status`'s `repairs`.
-    public func setRepairs(_ reports: [RepairReport]) { repairs.withLock { $0 = reports } }
-
-    /// Where `GET /status`'s `events` (the event recorder's ring and clips) comes from.
-    public func setEventStatus(_ provider: @escaping @Sendable () -> (any Encodable & Sendable)?) {
-        eventStatus.set(provider)
-    }
-
-    /// Where `GET /status`'s `clock` comes from (the wall clock's state and its last jump).
-    public func setClock(_ status: @escaping @Sendable () -> WallClockWatch.Status) { clock.set(status) }
-
-    /// What `/status` says under `webrtc` (the WHEP preview).
-    public func setWebRTCStatus(_ provider: @escaping @Sendable () -> (any Encodable & Sendable)?) {
-        webrtcStatus.set(provider)
-    }
-
-    /// Sends an event to every `GET /events` client.
-    public func publish(_ event: ServiceEvent) {
-        let id = nextEventID.wrappingAdd(1, ordering: .relaxed).oldValue
-        events.publish(event.serverSentEvent(id: id))
+        self.sources = sources
     }
 
     /// The routes, ready for `HTTPServer(router:...)`; more can be added to it.
@@ -179,11 +178,16 @@ public final class ControlAPI: Sendable {
             response.onFinished = clip.sent
             return response
         }
-        r.post("/recording/start") { [self] _ in .json(AnyEncodable(try await backend.startRecording())) }
-        r.post("/recording/stop") { [self] _ in .json(AnyEncodable(try await backend.stopRecording())) }
+        // The recorder says why it refuses (`RecorderError`); the status and the advice are the API's.
+        r.post("/recording/start") { [self] _ in
+            do { return .json(AnyEncodable(try await backend.startRecording())) } catch { throw APIError.from(error) }
+        }
+        r.post("/recording/stop") { [self] _ in
+            do { return .json(AnyEncodable(try await backend.stopRecording())) } catch { throw APIError.from(error) }
+        }
         r.get("/recordings") { [self] _ in .json(try folder.list()) }
         r.get("/recordings/{name}") { [self] request in try folder.download(request.parameters["name"] ?? "") }
-        r.get("/events") { [self] _ in events.response() }
+        r.get("/events") { [self] _ in events.channel.response() }
         return r
     }
 
@@ -266,9 +270,9 @@ public final class ControlAPI: Sendable {
         return Status(camera: camera,
                       uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                       diskFreeBytes: folder.freeBytes(), recordingsFolder: folder.path, warnings: warnings,
-                      repairs: repairs.withLock { $0 }, events: eventStatus.closure?().map(AnyEncodable.init),
-                      retention: retention?.status, clock: clock.closure?(),
-                      webrtc: webrtcStatus.closure?().map(AnyEncodable.init))
+                      repairs: sources.repairs?() ?? [], events: sources.events?().map(AnyEncodable.init),
+                      retention: retention?.status, clock: sources.clock?(),
+                      webrtc: sources.webrtc?().map(AnyEncodable.init))
     }
 
     static func clipSeconds(_ text: String?) throws(APIError) -> Int {

@@ -32,16 +32,22 @@ extension ServeDaemon {
         log("wall clock: " + Self.sentence(synchronized: status.synchronized))
     }
 
-    /// `READY=1` (the servers are up, the camera tried), then the status and watchdog loops.
-    func notifyReady() async {
-        guard let systemd else { return }
-        let camera = self.camera, recorder = self.recorder, preview = self.preview
-        await systemd.ready(status: {
+    /// What systemd is told: the status line of the camera, the recording and the RTSP
+    /// clients, and whether the running session's frames flow (the watchdog).
+    static func supervision(notifier: SystemdNotifier, camera: CameraSlot, recorder: ContinuousRecorder,
+                            preview: RTSPPreview) -> SystemdSupervision {
+        SystemdSupervision(notifier: notifier, status: {
             await Self.statusLine(camera: camera, recording: await recorder.currentFile, clients: preview.clientCount)
         }, frames: {
             guard case .running(let session) = camera.current else { return nil }
             return (ObjectIdentifier(session), await session.frameCount)
         })
+    }
+
+    /// `READY=1` (the servers are up, the camera tried), then the status and watchdog loops.
+    func notifyReady() async {
+        guard let systemd else { return }
+        await systemd.ready()
         log("systemd: told ready on \(systemd.notifier.socketName)"
             + (systemd.notifier.watchdogTimeout.map { ", watchdog pinged every \($0 / 2) while frames flow" } ?? ""))
     }

@@ -1,7 +1,6 @@
 import Foundation
 import GStreamer
 import Soup
-import Synchronization
 import GLib
 import PlumbRotation
 import Plumb
@@ -33,45 +32,48 @@ public actor ServeDaemon {
         public var http: ListenAddress
     }
 
-    public nonisolated let config: ServeConfig
-    public nonisolated let choices: ServeChoices
-    public nonisolated let camera: CameraSlot
-    public nonisolated let folder: RecordingsFolder
-    public nonisolated let api: ControlAPI
-    public nonisolated let backend: SessionBackend
-    public nonisolated let recorder: ContinuousRecorder
-    /// Event clips with pre-record (`[events]`).
-    public nonisolated let eventClips: EventClips
-    public nonisolated let stream: EncodedStream
-    /// Attaches the preview's encoder branch while a consumer takes the stream (`[preview] on-demand`).
-    public nonisolated let previewEncoder: OnDemandPreview
-    public nonisolated let preview: RTSPPreview
-    public nonisolated let publisher: RTSPPublisher?
-    /// WebRTC viewers by WHEP (`POST /whep`), fed by the same stream.
-    public nonisolated let whep: WHEPPreview
-    public nonisolated let observer: RotationObserver
-    /// Barcode and QR scanning (`[scan]`): `barcode` events, `GET /scans`.
-    public nonisolated let scans: ScanService
-    /// Where stills, clips and recordings get their GPS (`[location]`).
-    public nonisolated let location: LocationProvider
-    /// Keeps the recordings folder within `[recording] max-bytes`, `min-free-bytes`, `max-age`.
-    public nonisolated let retention: Retention
-    /// What the operator should know that does not stop the daemon: said on stderr at
-    /// start and kept in `GET /status`.
-    public nonisolated let warnings: [String]
-
+    /// What `start`, the camera supervisor and `shutdown` work with; only the daemon's
+    /// methods (and the tests) reach them.
+    nonisolated let config: ServeConfig
+    nonisolated let choices: ServeChoices
     nonisolated let log: @Sendable (String) -> Void
-    private nonisolated let events: EventRelay
+    /// What happened, for `GET /events` and `/status`'s `last_error`: every part publishes to it.
+    private nonisolated let events: EventBus
+    nonisolated let folder: RecordingsFolder
+    nonisolated let camera: CameraSlot
     private nonisolated let fps: FPSMeter
+    private nonisolated let stream: EncodedStream
+    /// Attaches the preview's encoder branch while a consumer takes the stream (`[preview] on-demand`).
+    private nonisolated let previewEncoder: OnDemandPreview
+    private nonisolated let preview: RTSPPreview
+    private nonisolated let publisher: RTSPPublisher?
+    /// WebRTC viewers by WHEP (`POST /whep`), fed by the same stream.
+    private nonisolated let whep: WHEPPreview
+    private nonisolated let observer: RotationObserver
+    /// Where stills, clips and recordings get their GPS (`[location]`).
+    private nonisolated let location: LocationProvider
+    /// Keeps the recordings folder within `[recording] max-bytes`, `min-free-bytes`, `max-age`.
+    private nonisolated let retention: Retention
+    nonisolated let recorder: ContinuousRecorder
+    /// Event clips with pre-record (`[events]`).
+    private nonisolated let eventClips: EventClips
     /// Which encoders run and why better ones did not (`/status` encoders, the log).
     private nonisolated let encoders: EncoderStatus
+    nonisolated let backend: SessionBackend
+    /// Barcode and QR scanning (`[scan]`): `barcode` events, `GET /scans`.
+    private nonisolated let scans: ScanService
+    /// The wall clock against the monotonic one: jumps logged, its state in `GET /status`.
+    nonisolated let clock: WallClockWatch
+    /// systemd's `Type=notify` and watchdog, when `$NOTIFY_SOCKET` says it listens.
+    nonisolated let systemd: SystemdSupervision?
+    /// What the operator should know that does not stop the daemon: said on stderr at
+    /// start and kept in `GET /status`.
+    private nonisolated let warnings: [String]
+    /// What the start-up repair did, for `GET /status`.
+    private nonisolated let repairs: RepairReports
     private nonisolated let http: HTTPServer
     private nonisolated let httpLoop: MainContextThread
     private nonisolated let rtspLoop = MainContextThread(name: "plumb.rtsp")
-    /// systemd's `Type=notify` and watchdog, when `$NOTIFY_SOCKET` says it listens.
-    public nonisolated let systemd: SystemdSupervision?
-    /// The wall clock against the monotonic one: jumps logged, its state in `GET /status`.
-    public nonisolated let clock: WallClockWatch
 
     private var supervisor: Task<Void, Never>?
     private var watchers: [Task<Void, Never>] = []
@@ -82,7 +84,11 @@ public actor ServeDaemon {
     /// The last camera problem said, so a camera that stays away is not logged every retry.
     private var lastProblem: String?
 
-    /// Builds everything from a checked config; nothing runs until `start()`.
+    /// The recordings folder's path.
+    public nonisolated var recordingsFolder: String { folder.path }
+
+    /// Builds everything from a checked config, each part from the parts it needs, in that
+    /// order; nothing runs until `start()`.
     /// `log` gets one line per thing worth saying (start-up facts, files, errors).
     /// `notifier`: where systemd listens; nil for `$NOTIFY_SOCKET`, if set.
     public init(config: ServeConfig, choices: ServeChoices, notifier: SystemdNotifier? = nil,
@@ -91,60 +97,71 @@ public actor ServeDaemon {
         self.config = config
         self.choices = choices
         self.log = log
-        folder = RecordingsFolder(config.recording.folder)
-        let events = EventRelay()
+        // First: everything that says what happened publishes here, and the API serves it.
+        let events = EventBus()
         self.events = events
-        let stream = EncodedStream(), camera = CameraSlot(), fps = FPSMeter()
-        self.stream = stream
+        let publish: @Sendable (ServiceEvent) -> Void = { events.publish($0) }
+        let folder = RecordingsFolder(config.recording.folder)
+        self.folder = folder
+        let camera = CameraSlot(), fps = FPSMeter()
         self.camera = camera
         self.fps = fps
+
+        // The preview: one encoded stream, served over RTSP and WebRTC and to a publisher.
+        let stream = EncodedStream()
+        self.stream = stream
         let previewEncoder = OnDemandPreview(stream: stream, alwaysOn: !config.preview.onDemand, log: log)
         self.previewEncoder = previewEncoder
-
         let preview = try RTSPPreview(stream: stream, configuration: .init(
             address: config.preview.address, port: Int(config.preview.port), path: config.preview.path,
-            credentials: config.preview.auth, stallTimeout: .seconds(config.preview.stallSeconds)))
-        preview.onConsumerDropped = { log("\($0)") }
+            credentials: config.preview.auth, stallTimeout: .seconds(config.preview.stallSeconds)),
+            onConsumerDropped: { log("\($0)") })
         self.preview = preview
         let publisher = try config.publish.url.map { url in
             try RTSPPublisher(stream: stream, configuration: .init(url: url))
         }
         self.publisher = publisher
+        let whep = WHEPPreview(stream: stream, configuration: .init(stun: config.webrtc.stun,
+                                                                    maxViewers: config.webrtc.maxViewers)) { viewer, end in
+            if end != .closed { log("webrtc: \(viewer) let go: \(end)") }
+        }
+        self.whep = whep
 
-        let accelerometer = choices.sensor
+        // What captures are turned and tagged by.
         let coordination = RotationCoordinator.Configuration(
             mount: config.rotation.mount, facing: config.rotation.facing, hysteresis: config.rotation.hysteresis)
-        observer = RotationObserver(accelerometer: accelerometer, configuration: coordination)
-
+        let observer = RotationObserver(accelerometer: choices.sensor, configuration: coordination)
+        self.observer = observer
         let location = LocationProvider(source: config.location.source,
                                         maxFixAge: .milliseconds(Int((config.location.maxFixAge * 1000).rounded()))) {
             log("location: \($0)")
         }
         self.location = location
+
+        // What writes into the recordings folder, retention first: the writers keep it told.
         let codec = config.recording.codec
-        let folder = self.folder
         let retention = Retention(policy: config.recording.retention, folder: folder, inUse: FilesInUse(),
-                                  publish: { events.publish($0) }, log: log)
+                                  publish: publish, log: log)
         self.retention = retention
         let recorder = ContinuousRecorder(
             settings: .init(folder: folder, codec: codec, segmentSeconds: config.recording.segmentSeconds,
                             splitOnRotation: config.rotation.splitOnRotation, location: location,
                             retention: retention, encoder: config.recording.encoder),
-            publish: { events.publish($0) }, log: log)
+            publish: publish, log: log)
         self.recorder = recorder
         // A finished clip may take the folder over its limits: retention looks at once.
         let eventClips = try EventClips(config: config.events, codec: codec, folder: folder, tracker: retention.inUse,
                                         retention: retention,
                                         publish: { event in
-                                            events.publish(event)
+                                            publish(event)
                                             if case .eventClip = event { _ = retention.run(because: "an event clip saved") }
                                         }, log: log)
         self.eventClips = eventClips
-        let rotationSource = choices.accelerometer.description
         let encoders = EncoderStatus.choose(for: config)
         self.encoders = encoders
         // A named encoder that cannot run is a configuration error, not a silent fallback.
         if let problem = encoders.namedProblem(for: config) { throw ServeError(problem) }
+        let rotationSource = choices.accelerometer.description
         let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps,
                                      location: location, retention: retention, log: log) {
             var extras = SessionBackend.StatusExtras()
@@ -158,29 +175,29 @@ public actor ServeDaemon {
             return extras
         }
         self.backend = backend
-        let warnings = Self.warnings(for: config)
-        self.warnings = warnings
-        let api = ControlAPI(backend: backend, folder: folder, warnings: warnings, retention: retention)
-        self.api = api
-        systemd = try (notifier ?? SystemdNotifier.fromEnvironment()).map { SystemdSupervision(notifier: $0) }
+        let scans = ScanService(config: config.scan, folder: folder, backend: backend, retention: retention,
+                                publish: publish, log: log)
+        self.scans = scans
+
+        // What watches the daemon: the wall clock, systemd.
         let clock = Self.watchClock(recorder: recorder, log: log)
         self.clock = clock
-        api.setClock { clock.status }
-        events.set(api)
-        api.setEventStatus { eventClips.recorder.status }
-        let scans = ScanService(config: config.scan, folder: folder, backend: backend, retention: retention,
-                                publish: { events.publish($0) }, log: log)
-        self.scans = scans
+        systemd = try (notifier ?? SystemdNotifier.fromEnvironment()).map {
+            Self.supervision(notifier: $0, camera: camera, recorder: recorder, preview: preview)
+        }
+
+        // Last, the control API over all of it.
+        let warnings = Self.warnings(for: config)
+        self.warnings = warnings
+        let repairs = RepairReports()
+        self.repairs = repairs
+        let whepEndpoint = WHEPEndpoint(preview: whep)
+        let api = ControlAPI(backend: backend, folder: folder, events: events, warnings: warnings, retention: retention,
+                             status: .init(events: { eventClips.recorder.status }, webrtc: { whepEndpoint.status },
+                                           clock: { clock.status }, repairs: { repairs.current }))
         var router = api.router
         eventClips.addRoutes(to: &router)
-        let whep = WHEPPreview(stream: stream, configuration: .init(stun: config.webrtc.stun,
-                                                                    maxViewers: config.webrtc.maxViewers)) { viewer, end in
-            if end != .closed { log("webrtc: \(viewer) let go: \(end)") }
-        }
-        self.whep = whep
-        let whepEndpoint = WHEPEndpoint(preview: whep)
         whepEndpoint.addRoutes(to: &router)
-        api.setWebRTCStatus { whepEndpoint.status }
         ControlPage().addRoutes(to: &router)
         RecordingThumbnails(folder: folder).addRoutes(to: &router)
         // The page's cookie stands for the token; without a token there is nothing to stand for.
@@ -189,14 +206,13 @@ public actor ServeDaemon {
         scans.addRoutes(to: &router)
         ZoomRoutes(camera: camera).add(to: &router)
         CameraRoutes(camera: camera, observer: observer, defaultFacing: config.rotation.facing,
-                     imageFolder: ImageFolder(path: config.camera.imageFolder), publish: { events.publish($0) }, log: log).add(to: &router)
-        let httpLoop = MainContextThread(name: "plumb.http")
-        self.httpLoop = httpLoop
+                     imageFolder: ImageFolder(path: config.camera.imageFolder), publish: publish, log: log).add(to: &router)
         var options = HTTPServer.Options(bearerToken: config.http.token, sessions: sessions)
         options.allowedOrigins = Set(config.http.allowedOrigins)
+        let httpLoop = MainContextThread(name: "plumb.http")
+        self.httpLoop = httpLoop
         http = HTTPServer(router: router, context: httpLoop.context, options: options)
     }
-
     /// Repairs what a crash left in the recordings folder, then starts the servers, the
     /// rotation and the camera; returns once the camera was tried once (opened, or found
     /// unavailable — then it is retried in the background).
@@ -268,7 +284,7 @@ public actor ServeDaemon {
                 default: log("repair: \(reports[i].sentence())")
                 }
             }
-            api.setRepairs(reports.filter { $0.action != .leftAsIs || kept[$0.file] != nil })
+            repairs.keep(reports.filter { $0.action != .leftAsIs || kept[$0.file] != nil })
         } catch {
             report("could not repair the recordings a crash left in \(folder.path): \(error)")
         }
@@ -359,7 +375,7 @@ public actor ServeDaemon {
         }
         preview.stop()
         publisher?.stop()
-        api.events.finishAll()
+        events.channel.finishAll()
         await http.stop()
         let last = camera.current
         camera.set(.closed)
@@ -517,16 +533,4 @@ public actor ServeDaemon {
 public struct ServeError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// Sends events to the control API once it exists (the recorder is made before it), and
-/// keeps the last `error` for `GET /status`.
-final class EventRelay: Sendable {
-    private let target = Mutex<ControlAPI?>(nil)
-    let lastError = LastErrorBox()
-    func set(_ api: ControlAPI) { target.withLock { $0 = api } }
-    func publish(_ event: ServiceEvent) {
-        if case .error(let message) = event { lastError.record(message) }
-        target.withLock { $0 }?.publish(event)
-    }
 }

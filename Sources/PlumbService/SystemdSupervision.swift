@@ -13,24 +13,30 @@ public final class SystemdSupervision: Sendable {
     public let notifier: SystemdNotifier
     /// How often the status is looked at.
     public let statusInterval: Duration
+    /// The `STATUS=` line as it stands.
+    private let status: @Sendable () async -> String
+    private let frames: FrameProgress
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// The status last sent; nil before `ready()` and once stopping (then none is sent).
     private let lastStatus = Mutex<String?>(nil)
-    private let status = ClosureSlot<@Sendable () async -> String>()
     private let pings = Atomic<Int>(0)
 
-    public init(notifier: SystemdNotifier, statusInterval: Duration = .seconds(1)) {
+    public init(notifier: SystemdNotifier, statusInterval: Duration = .seconds(1),
+                status: @escaping @Sendable () async -> String, frames: @escaping FrameProgress) {
         self.notifier = notifier
         self.statusInterval = statusInterval
+        self.status = status
+        self.frames = frames
     }
 
     /// How many `WATCHDOG=1` went out.
     public var pingCount: Int { pings.load(ordering: .relaxed) }
 
     /// `READY=1` with the status, then the status and watchdog loops.
-    public func ready(status: @escaping @Sendable () async -> String, frames: @escaping FrameProgress) async {
+    public func ready() async {
         let first = await status()
         lastStatus.withLock { $0 = first }
-        self.status.set(status)
+        let frames = self.frames
         notifier.send("READY=1\nSTATUS=\(first)")
         var started = [Task<Void, Never>]()
         let interval = statusInterval
@@ -65,20 +71,21 @@ public final class SystemdSupervision: Sendable {
         Task { await update() }
     }
 
-    /// Sends the status if it changed; nothing once stopping.
+    /// Sends the status if it changed; nothing before `ready()` or once stopping.
     private func update() async {
-        guard let status = status.closure else { return }
+        guard lastStatus.withLock({ $0 }) != nil else { return }
         let now = await status()
         let changed = lastStatus.withLock { last in
-            defer { last = now }
-            return last != now
+            guard let before = last else { return false }
+            last = now
+            return before != now
         }
-        if changed, self.status.closure != nil { notifier.send("STATUS=\(now)") }
+        if changed { notifier.send("STATUS=\(now)") }
     }
 
     /// `STOPPING=1`; the loops end.
     public func stopping() {
-        status.clear()
+        lastStatus.withLock { $0 = nil }
         for task in tasks.withLock({ t in defer { t = [] }; return t }) { task.cancel() }
         notifier.send("STOPPING=1")
     }

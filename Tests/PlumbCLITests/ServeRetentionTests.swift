@@ -371,7 +371,7 @@ final class ServeRetentionTests: XCTestCase {
         let disk = try mountSmallDisk(self, size: "320k")
         let filler = try fill(disk)
         let serve = try ServeProcess(self, ["recording": ["folder": disk.path, "continuous": "true"]])
-        XCTAssertTrue(serve.waitForLog("could not start the continuous recording: 507: no room to record"), serve.log)
+        XCTAssertTrue(serve.waitForLog("could not start the continuous recording: no room to record"), serve.log)
         let status = try serve.curl("GET", "/status").json()
         let recording = try XCTUnwrap(status["recording"] as? [String: Any], "\(status)")
         XCTAssertEqual(recording["state"] as? String, "waiting-for-room", "\(status)")

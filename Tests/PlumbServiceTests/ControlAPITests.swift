@@ -23,12 +23,16 @@ private actor MediaBackend: ControlBackend {
     var recording: String?
     var cameraPresent = true
     var clipsMade: [String] = []
+    /// What the recorder refuses every start and stop with; nil: it records.
+    var recorderRefusal: RecorderError?
 
     init(workDirectory: String) {
         self.workDirectory = workDirectory
     }
 
     func setCameraPresent(_ present: Bool) { cameraPresent = present }
+
+    func refuseRecording(_ refusal: RecorderError) { recorderRefusal = refusal }
 
     func status() async throws -> CameraStatus {
         guard cameraPresent else { throw APIError.cameraUnavailable("the camera is gone: reconnect it") }
@@ -58,12 +62,14 @@ private actor MediaBackend: ControlBackend {
     }
 
     func startRecording() async throws -> any Encodable & Sendable {
+        if let recorderRefusal { throw recorderRefusal }
         if let recording { throw APIError.busy("already recording \(recording): POST /recording/stop first") }
         recording = "2026-11-29T21-00-00Z.mp4"
         return Facts(camera: "Caméra de test", file: recording)
     }
 
     func stopRecording() async throws -> any Encodable & Sendable {
+        if let recorderRefusal { throw recorderRefusal }
         guard let file = recording else { throw APIError.busy("not recording: POST /recording/start first") }
         recording = nil
         return Facts(camera: "Caméra de test", file: file)
@@ -84,8 +90,14 @@ final class ControlAPITests: XCTestCase {
         let folder = RecordingsFolder(root.appendingPathComponent("recordings").path)
         try folder.create()
         backend = MediaBackend(workDirectory: root.appendingPathComponent("work").path)
-        api = ControlAPI(backend: backend, folder: folder, events: EventChannel(heartbeat: .seconds(60)))
         thread = MainContextThread(name: "plumb.test-api")
+        try await serve(ControlAPI(backend: backend, folder: folder, events: EventBus(channel: EventChannel(heartbeat: .seconds(60)))))
+    }
+
+    /// Serves `api` in place of the one served (on the same thread).
+    private func serve(_ api: ControlAPI) async throws {
+        await server?.stop()
+        self.api = api
         server = HTTPServer(router: api.router, context: thread.context)
         base = try await server.start(listen: .loopback(port: 0)).httpURL
     }
@@ -141,8 +153,8 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(try gone.json()["error"] as? String, "the camera is gone: reconnect it")
     }
 
-    /// Issue 22: each `GET /status` wrapped the providers set with `setClock`, `setEventStatus`
-    /// and `setWebRTCStatus` in two more reabstraction thunks (read bare out of a `Mutex`), so
+    /// Issue 22: each `GET /status` wrapped the providers (then set with `setClock`, `setEventStatus`
+    /// and `setWebRTCStatus`) in two more reabstraction thunks (read bare out of a `Mutex`), so
     /// every call ran deeper than the last, until the stack overflowed at the 43 657th. The
     /// providers count the frames below them: the count must not grow over thousands of
     /// requests. (Thread.callStackReturnAddresses stops at 128 frames; the first calls are
@@ -150,9 +162,11 @@ final class ControlAPITests: XCTestCase {
     func testStatusProvidersRunAtTheSameDepthOverThousandsOfRequests() async throws {
         let depths = Mutex<[String: [Int]]>([:])
         @Sendable func note(_ name: String) { let d = Thread.callStackReturnAddresses.count; depths.withLock { $0[name, default: []].append(d) } }
-        api.setClock { note("clock"); return WallClockWatch.Status(synchronized: true, jumps: 0, lastJump: nil) }
-        api.setEventStatus { note("events"); return ["ring": 1] }
-        api.setWebRTCStatus { note("webrtc"); return ["viewers": 0] }
+        try await serve(ControlAPI(backend: backend, folder: api.folder, status: .init(
+            events: { note("events"); return ["ring": 1] },
+            webrtc: { note("webrtc"); return ["viewers": 0] },
+            clock: { note("clock"); return WallClockWatch.Status(synchronized: true, jumps: 0, lastJump: nil) },
+            repairs: { note("repairs"); return [] })))
         let perBatch = 2000
         for _ in 0..<3 {
             // One curl, one kept-alive connection, 2000 requests.
@@ -163,7 +177,7 @@ final class ControlAPITests: XCTestCase {
             XCTAssertEqual(r.output.split(separator: "\n").filter { $0 == "200" }.count, perBatch, r.output.suffix(200).description)
         }
         let seen = depths.withLock { $0 }
-        for name in ["clock", "events", "webrtc"] {
+        for name in ["clock", "events", "webrtc", "repairs"] {
             let d = try XCTUnwrap(seen[name], "\(name) was never asked")
             XCTAssertEqual(d.count, 3 * perBatch, name)
             let first = try XCTUnwrap(d.first)
@@ -297,14 +311,38 @@ final class ControlAPITests: XCTestCase {
         }
     }
 
+    /// The recorder says why it refuses (`RecorderError`), in no HTTP terms; the recording
+    /// routes choose the status and the advice: the answers `plumb serve` gave when the
+    /// recorder threw them itself.
+    func testRecordingRoutesAnswerTheRecordersRefusalsWithTheirStatus() async throws {
+        let cases: [(refusal: RecorderError, status: Int, message: String)] = [
+            (.alreadyRecording(file: "a.mp4"), 409, "already recording to a.mp4; POST /recording/stop first"),
+            (.alreadyRecording(file: nil), 409, "already recording to a file; POST /recording/stop first"),
+            (.stopping, 409, "the recording is being stopped; try again once POST /recording/stop has answered"),
+            (.noCamera, 503, "the camera is not running, so nothing can be recorded now; try again in a moment"),
+            (.notRecording, 409, "not recording; POST /recording/start first"),
+            (.noRoom("no room to record: 12 kB free"), 507, "no room to record: 12 kB free"),
+            (.cannotRecord(CaptureError.closed), 503, "the camera closed while the request ran; try again in a moment"),
+            (.cannotRecord(CaptureError.invalidArgument("no such codec")), 400, "no such codec"),
+        ]
+        for (refusal, status, message) in cases {
+            await backend.refuseRecording(refusal)
+            for path in ["/recording/start", "/recording/stop"] {
+                let r = try await ServiceClient.curl(["-X", "POST", base + path])
+                XCTAssertEqual(r.status, status, "\(path), \(refusal): \(r.text)")
+                XCTAssertEqual(try r.json()["error"] as? String, message, "\(path), \(refusal)")
+            }
+        }
+    }
+
     func testEventsCarryServiceEvents() async throws {
         let output = root.appendingPathComponent("events").path
         let client = try ServiceClient.Child("/usr/bin/curl", ["-sS", "-N", base + "/events"], stdout: output)
-        await ServiceClient.eventually("subscribed") { api.events.subscriberCount == 1 }
-        api.publish(.orientationChanged(angle: 270))
-        api.publish(.recordingStarted(file: "a.mp4"))
-        api.publish(.recordingStopped(file: "a.mp4", facts: Facts(camera: "c", seconds: 3)))
-        api.publish(.error(message: "camera lost"))
+        await ServiceClient.eventually("subscribed") { api.events.channel.subscriberCount == 1 }
+        api.events.publish(.orientationChanged(angle: 270))
+        api.events.publish(.recordingStarted(file: "a.mp4"))
+        api.events.publish(.recordingStopped(file: "a.mp4", facts: Facts(camera: "c", seconds: 3)))
+        api.events.publish(.error(message: "camera lost"))
         let expected = """
             id: 1\nevent: orientation\ndata: {"angle":270}\n
             id: 2\nevent: recording-started\ndata: {"file":"a.mp4"}\n
@@ -316,6 +354,6 @@ final class ControlAPITests: XCTestCase {
         }
         client.kill()
         _ = await client.wait()
-        await ServiceClient.eventually("unsubscribed") { api.events.subscriberCount == 0 }
+        await ServiceClient.eventually("unsubscribed") { api.events.channel.subscriberCount == 0 }
     }
 }

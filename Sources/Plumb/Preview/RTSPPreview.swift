@@ -53,7 +53,10 @@ public final class RTSPPreview: Sendable {
     private let server: RTSPServer
     private let media = Mutex<(count: Int, live: [StreamSubscription])>((0, []))
 
-    public init(stream: EncodedStream, configuration: Configuration = Configuration()) throws {
+    /// - Parameter onConsumerDropped: told of each consumer disconnected for not reading (its
+    ///   address, what waited), on the server's thread: must only hand off.
+    public init(stream: EncodedStream, configuration: Configuration = Configuration(),
+                onConsumerDropped: (@Sendable (RTSPServer.DroppedClient) -> Void)? = nil) throws {
         guard configuration.path.hasPrefix("/"), configuration.path.count > 1,
               !configuration.path.contains(where: { $0 == " " || $0 == "?" || $0 == "#" }) else {
             throw CaptureError.invalidArgument(
@@ -74,6 +77,7 @@ public final class RTSPPreview: Sendable {
         }
         server.onPlay = { [weak stream] in stream?.requestKeyframe() }
         server.stallLimit = configuration.stallTimeout
+        server.onClientDropped = onConsumerDropped
     }
 
     /// Told of each consumer disconnected for not reading (its address, what waited), on
