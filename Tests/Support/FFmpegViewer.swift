@@ -21,10 +21,13 @@ public final class FFmpegViewer: @unchecked Sendable {  // driven by one test th
     /// `transport` is tcp (RTP interleaved on the RTSP connection) or udp.
     public init(_ url: String, transport: String, seconds: Int = 10) throws {
         self.transport = transport
+        // Over UDP, a receive buffer as players take (VLC asks for 2 MiB and more): with
+        // ffmpeg's default, a loaded machine that leaves it unscheduled for a moment drops
+        // datagrams in its own kernel socket, and it warns of a missing reference picture.
+        let buffer = transport == "udp" ? ["-buffer_size", "4194304"] : []
         (process, out, err) = try PlumbProcess.start(PlumbProcess.tool("ffmpeg"), [
             "-nostdin", "-v", "warning", "-progress", "pipe:1", "-rtsp_transport", transport,
-            "-i", url, "-t", "\(seconds)", "-f", "null", "-",
-        ])
+        ] + buffer + ["-i", url, "-t", "\(seconds)", "-f", "null", "-"])
     }
 
     /// Still reading (it stops after `seconds` of stream, or when the stream ends).
