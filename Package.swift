@@ -51,7 +51,8 @@ let package = Package(
         // The engine: capture session, outputs, preview, media files, description files, runner.
         .target(name: "Plumb", dependencies: ["PlumbRotation", "GStreamer", "GLib"]),
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
-        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GStreamer", "GLib"]),
+        // It sees the engine's types and errors only: no GStreamer (LayerTests).
+        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GLib"]),
         // The `plumb` executable: arguments, commands, signals.
         .executableTarget(name: "PlumbCLI",
                           dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"]),
