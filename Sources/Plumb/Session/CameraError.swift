@@ -112,7 +112,9 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
             cause = .busy
         } else if error.resource == .notAuthorized {
             cause = .permissionDenied
-        } else if error.core == .caps {
+        } else if let core = error.core, core == .negotiation || core == .caps {
+            // The comparison read "GST_CORE_ERROR_NEGOTIATION" but matched 10, which is
+            // GST_CORE_ERROR_CAPS; by name, both: no format was agreed on.
             cause = .noUsableFormat
         } else {
             cause = .failed
