@@ -4,7 +4,8 @@ import GStreamer
 /// `CaptureError` and `PipelineFailure`, so that no layer above sees a domain or a code.
 extension PipelineFailure {
     init(_ error: GStreamerError) {
-        self.init(message: error.message, detail: error.debug, element: error.source)
+        self.init(message: error.message, detail: error.debug, element: error.source,
+                  diskFull: error.resource == .noSpaceLeft)
     }
 }
 

@@ -9,11 +9,15 @@ public struct PipelineFailure: Error, Sendable, Equatable, CustomStringConvertib
     public var detail: String?
     /// The path of the element that reported it, e.g. "/GstPipeline:pipeline0/GstBin:branch3/GstX264Enc:encoder".
     public var element: String?
+    /// Whether it said the disk is full (GST_RESOURCE_ERROR_NO_SPACE_LEFT, whose message
+    /// names neither the disk nor the file): the file's owner says so in words that do.
+    public var diskFull: Bool
 
-    public init(message: String, detail: String? = nil, element: String? = nil) {
+    public init(message: String, detail: String? = nil, element: String? = nil, diskFull: Bool = false) {
         self.message = message
         self.detail = detail
         self.element = element
+        self.diskFull = diskFull
     }
 
     /// The element name at the end of `element`'s path ("encoder").
