@@ -22,7 +22,7 @@ DEB_PACKAGES = \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-x \
-	libgstrtspserver-1.0-dev gstreamer1.0-rtsp libsoup-3.0-dev \
+	libgstrtspserver-1.0-dev gstreamer1.0-rtsp libsoup-3.0-dev libzbar-dev \
 	ffmpeg libimage-exiftool-perl curl \
 	libglib2.0-dev dbus-daemon systemd \
 	gpsd gpsd-clients faketime make \

@@ -30,6 +30,8 @@ let package = Package(
             pkgConfig: "libsoup-3.0",
             providers: [.apt(["libsoup-3.0-dev"])]
         ),
+        // zbar's barcode decoder (the library GStreamer's zbar element wraps), for scanning.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.
@@ -42,6 +44,8 @@ let package = Package(
         .target(name: "GLib", dependencies: ["CGio"]),
         // GStreamer: elements, bins, pads, caps, tags, buses, the RTSP server.
         .target(name: "GStreamer", dependencies: ["GLib", "CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
+        // ZBar: zbar's image scanner, the symbols it finds and where.
+        .target(name: "ZBar", dependencies: ["CZBar"]),
         // Soup: the HTTP server over libsoup, run on a GLib MainContext.
         .target(name: "Soup", dependencies: ["GLib", "CSoup", "CSoupShim"]),
 
@@ -49,9 +53,10 @@ let package = Package(
         // Rotation: angles, gravity samples, the coordinator, the observer, accelerometers. No GStreamer.
         .target(name: "PlumbRotation", dependencies: ["GLib"]),
         // The engine: capture session, outputs, preview, media files, description files, runner.
-        .target(name: "Plumb", dependencies: ["PlumbRotation", "GStreamer", "GLib"]),
+        .target(name: "Plumb", dependencies: ["PlumbRotation", "GStreamer", "GLib", "ZBar"]),
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
-        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GStreamer", "GLib"]),
+        // It sees the engine's types and errors only: no GStreamer (LayerTests).
+        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GLib"]),
         // The `plumb` executable: arguments, commands, signals.
         .executableTarget(name: "PlumbCLI",
                           dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"]),

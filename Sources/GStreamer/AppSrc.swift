@@ -38,6 +38,7 @@ public final class AppSrc: Element, @unchecked Sendable {  // as Element: a fixe
     private func check(_ flow: GstFlowReturn, what: String) throws(GStreamerError) {
         guard flow == GST_FLOW_OK else {
             let reason = borrowString(gst_flow_get_name(flow)) ?? "error"
+            // The stream domain with the (negative) GstFlowReturn as the code: `flowReturn` reads it.
             throw GStreamerError(domain: GStreamerError.streamDomain, code: Int(flow.rawValue),
                                  message: "\(name) could not \(what): \(reason)", source: path)
         }

@@ -1,12 +1,11 @@
 import Foundation
 import GLib
-import GStreamer
 import PlumbRotation
 import Plumb
 
 // How the config file's values read and write. Values parse straight into the engine's
 // types (`VideoSize`, `VideoCodec`, `RotationAngle`, `CameraFacing`, `AccelerometerSpec`,
-// `RTSPServer.Credentials`); only `[camera] device` has a type of its own, because `auto`
+// `PreviewCredentials`); only `[camera] device` has a type of its own, because `auto`
 // and a camera name are resolved against the machine when the daemon starts
 // (`ServeChoices`), not when the file is read. Each value written back (`render` in
 // `ServeConfig.keys`) reads back to itself.
@@ -64,15 +63,15 @@ func parseAccelerometer(_ text: String) -> AccelerometerSpec?? {
 
 /// `[preview] auth`: `none` (nil), `basic:USER:PASSWORD` or `digest:USER:PASSWORD`; the
 /// user has no colon, the password may.
-func parseCredentials(_ text: String) -> RTSPServer.Credentials?? {
+func parseCredentials(_ text: String) -> PreviewCredentials?? {
     if text == "none" { return .some(nil) }
     let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-    guard parts.count == 3, let method = RTSPServer.AuthMethod(rawValue: parts[0]),
+    guard parts.count == 3, let method = PreviewCredentials.Method(rawValue: parts[0]),
           !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
-    return .some(RTSPServer.Credentials(method: method, user: parts[1], password: parts[2]))
+    return .some(PreviewCredentials(method: method, user: parts[1], password: parts[2]))
 }
 
-func renderCredentials(_ credentials: RTSPServer.Credentials?) -> String {
+func renderCredentials(_ credentials: PreviewCredentials?) -> String {
     credentials.map { "\($0.method.rawValue):\($0.user):\($0.password)" } ?? "none"
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GStreamer
 import Soup
 import GLib
 import PlumbRotation
@@ -85,7 +84,7 @@ public struct ServeConfig: Sendable, Equatable {
         /// `letterbox`: keep a fixed canvas when rotating; default false.
         public var letterbox = false
         /// `auth`: `none` (nil, the default), `basic:USER:PASSWORD` or `digest:USER:PASSWORD`.
-        public var auth: RTSPServer.Credentials?
+        public var auth: PreviewCredentials?
         /// `stall-seconds`: a consumer that stops reading (data waits for it and it takes
         /// none) is disconnected after this many seconds; default 5.
         public var stallSeconds = 5

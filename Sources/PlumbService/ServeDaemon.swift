@@ -1,5 +1,4 @@
 import Foundation
-import GStreamer
 import Soup
 import GLib
 import PlumbRotation
@@ -93,7 +92,7 @@ public actor ServeDaemon {
     /// `notifier`: where systemd listens; nil for `$NOTIFY_SOCKET`, if set.
     public init(config: ServeConfig, choices: ServeChoices, notifier: SystemdNotifier? = nil,
                 log: @escaping @Sendable (String) -> Void) throws {
-        try Gst.initialize()
+        try CaptureEngine.initialize()
         self.config = config
         self.choices = choices
         self.log = log

@@ -48,11 +48,32 @@ final class BusTests: XCTestCase {
 
         let error = try XCTUnwrap(seen.last?.error)
         XCTAssertEqual(error.domain, GStreamerError.resourceDomain)
-        XCTAssertEqual(error.code, 6, "GST_RESOURCE_ERROR_OPEN_WRITE")
+        XCTAssertEqual(error.resource, .openWrite)
+        XCTAssertNil(error.stream)
         XCTAssertEqual(error.message, "Could not open file \"\(location)\" for writing.")
         XCTAssertTrue(error.debug?.contains("No such file or directory") ?? false, "\(error)")
         XCTAssertEqual(error.source, pipeline.element(named: "out")?.path)
         XCTAssertEqual(error.sourceName, "out")
+    }
+
+    /// A write into a full device is GST_RESOURCE_ERROR_NO_SPACE_LEFT by name (/dev/full
+    /// fails every write with ENOSPC, as a full disk does).
+    func testAFullDeviceIsNoSpaceLeftByName() async throws {
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=5 ! filesink name=out location=/dev/full")
+        let stream = pipeline.messages(on: thread.context)
+        try pipeline.setState(.playing)
+        let seen = try await read(stream, what: "an error") { $0.error != nil }
+        try pipeline.setState(.null)
+
+        let error = try XCTUnwrap(seen.last?.error)
+        XCTAssertEqual(error.resource, .noSpaceLeft, "\(error)")
+        XCTAssertNotEqual(error.resource, .write)
+        XCTAssertEqual(error.sourceName, "out")
+        // The names are GStreamer's own numbers (gsterror.h), read from its constants.
+        XCTAssertEqual(GStreamerError.ResourceCode.noSpaceLeft.rawValue, 14)
+        XCTAssertEqual(GStreamerError.ResourceCode.openWrite.rawValue, 6)
+        XCTAssertEqual(GStreamerError.CoreCode.negotiation.rawValue, 7)
+        XCTAssertEqual(GStreamerError.StreamCode.encode.rawValue, 8)
     }
 
     func testNegotiationErrorArrivesFromTheSource() async throws {
@@ -64,6 +85,8 @@ final class BusTests: XCTestCase {
 
         let error = try XCTUnwrap(seen.last?.error)
         XCTAssertEqual(error.domain, GStreamerError.streamDomain)
+        XCTAssertEqual(error.stream, .failed, "GST_ELEMENT_FLOW_ERROR's code")
+        XCTAssertNil(error.resource)
         XCTAssertEqual(error.message, "Internal data stream error.")
         XCTAssertTrue(error.debug?.contains("not-negotiated") ?? false, "\(error)")
         XCTAssertEqual(error.sourceName, "src")

@@ -12,7 +12,7 @@ final class StateChangeTests: XCTestCase {
         XCTAssertThrowsError(try pipeline.setState(.playing)) { thrown in
             guard let error = thrown as? GStreamerError else { return XCTFail("\(thrown)") }
             XCTAssertEqual(error.domain, GStreamerError.resourceDomain)
-            XCTAssertEqual(error.code, 6, "GST_RESOURCE_ERROR_OPEN_WRITE")
+            XCTAssertEqual(error.resource, .openWrite)
             XCTAssertEqual(error.message, "Could not open file \"\(location)\" for writing.")
             XCTAssertTrue(error.debug?.contains("No such file or directory") ?? false, "\(error)")
             XCTAssertTrue(error.source?.hasSuffix("/GstFileSink:out") ?? false, "\(error)")

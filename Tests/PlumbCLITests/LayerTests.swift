@@ -10,13 +10,22 @@ final class LayerTests: XCTestCase {
     static let forbidden: [String: Set<String>] = [
         // Pure rotation: angles and sensors, nothing of GStreamer.
         "PlumbRotation": ["GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "Soup", "CSoup", "CSoupShim",
-                          "Plumb", "PlumbService", "PlumbCLI"],
+                          "ZBar", "CZBar", "Plumb", "PlumbService", "PlumbCLI"],
         // The engine: no HTTP server, no daemon, no command line.
         "Plumb": ["Soup", "CSoup", "CSoupShim", "PlumbService", "PlumbCLI"],
         "PlumbService": ["PlumbCLI"],
-        "GLib": ["GStreamer", "CGStreamer", "Soup", "CSoup", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
-        "GStreamer": ["Soup", "CSoup", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
-        "Soup": ["GStreamer", "CGStreamer", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
+        "GLib": ["GStreamer", "CGStreamer", "Soup", "CSoup", "ZBar", "CZBar", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
+        "GStreamer": ["Soup", "CSoup", "ZBar", "CZBar", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
+        "Soup": ["GStreamer", "CGStreamer", "ZBar", "CZBar", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
+        // zbar's decoder: a C library under a thin Swift layer, nothing else.
+        "ZBar": ["GLib", "CGio", "GStreamer", "CGStreamer", "Soup", "CSoup", "PlumbRotation", "Plumb", "PlumbService", "PlumbCLI"],
+    ]
+
+    /// What a target may not depend on or import itself, though a target below it does: the
+    /// service reaches GStreamer only through the engine, whose types and errors it sees
+    /// (`CaptureError`, `PipelineFailure`, `PreviewCredentials`), never a GStreamer domain or code.
+    static let forbiddenDirectly: [String: Set<String>] = [
+        "PlumbService": ["GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "ZBar", "CZBar"],
     ]
 
     /// Swift targets above the wrappers reach C only through them (the CLI's signal shim aside).
@@ -89,6 +98,12 @@ final class LayerTests: XCTestCase {
                 XCTFail("\(name) depends on \(bad) (directly or through another target): the layers forbid it")
             }
         }
+        for (name, banned) in Self.forbiddenDirectly {
+            let t = try XCTUnwrap(targets[name], "the package has no target \(name)")
+            for bad in Set(t.dependencies).intersection(banned).sorted() {
+                XCTFail("\(name) depends on \(bad) itself: it may reach it only through the targets below it")
+            }
+        }
         for name in targets.keys where name != "PlumbCLI" {
             XCTAssertFalse(Self.closure(of: name, in: targets).contains("PlumbCLI"), "\(name) depends on the CLI")
         }
@@ -113,7 +128,7 @@ final class LayerTests: XCTestCase {
         var checked = 0
         for t in targets.values where !t.isC {
             let allowed = Self.closure(of: t.name, in: targets).union([t.name]).union(system)
-            let banned = Self.forbidden[t.name] ?? []
+            let banned = (Self.forbidden[t.name] ?? []).union(Self.forbiddenDirectly[t.name] ?? [])
             for (file, module) in try Self.imports(of: t) {
                 checked += 1
                 XCTAssertTrue(allowed.contains(module), "\(file) imports \(module), which \(t.name) does not depend on")

@@ -171,7 +171,7 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(c.preview.path, "/cam/front")
         XCTAssertEqual(c.preview.bitrate, 800)
         XCTAssertTrue(c.preview.letterbox)
-        XCTAssertEqual(c.preview.auth, RTSPServer.Credentials(method: .digest, user: "viewer", password: "se:cret"))
+        XCTAssertEqual(c.preview.auth, PreviewCredentials(method: .digest, user: "viewer", password: "se:cret"))
         XCTAssertEqual(c.preview.stallSeconds, 30)
         XCTAssertEqual(c.recording.folder, "/var/lib/plumb/recordings")
         XCTAssertEqual(c.recording.codec, .h265)
@@ -196,7 +196,7 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(try parse("rotation", "accelerometer", "sensor-proxy").rotation.accelerometer, .sensorProxy(.system))
         XCTAssertEqual(try parse("rotation", "accelerometer", "fixed:270").rotation.accelerometer, .fixed(.degrees270))
         XCTAssertEqual(try parse("rotation", "accelerometer", "replay:-").rotation.accelerometer, .replay(.standardInput))
-        XCTAssertEqual(try parse("preview", "auth", "basic:admin:pw").preview.auth, RTSPServer.Credentials(method: .basic, user: "admin", password: "pw"))
+        XCTAssertEqual(try parse("preview", "auth", "basic:admin:pw").preview.auth, PreviewCredentials(method: .basic, user: "admin", password: "pw"))
         XCTAssertEqual(try parse("http", "listen", "0.0.0.0:80").http.listen, ListenAddress(host: "0.0.0.0", port: 80))
         // GKeyFile escapes are undone: \s is a leading space, trimmed like any other.
         XCTAssertEqual(try parse("recording", "folder", "/srv/my\\sclips").recording.folder, "/srv/my clips")
@@ -510,7 +510,7 @@ final class ServeConfigTests: XCTestCase {
         config.camera.device = .name("HD Webcam: video0")
         config.rotation.accelerometer = .fixed(.degrees180)
         config.rotation.hysteresis = 22.5
-        config.preview.auth = RTSPServer.Credentials(method: .basic, user: "u", password: "p:w")
+        config.preview.auth = PreviewCredentials(method: .basic, user: "u", password: "p:w")
         config.recording.folder = " leading space"
         config.publish.url = "rtsps://nvr:322/cam"
         config.http.token = "abcdefghijklmnopqrstuvwxyz"

@@ -54,20 +54,32 @@ final class CameraErrorTests: XCTestCase {
     /// v4l2src's words for a busy or forbidden device (not reproducible here: the tests
     /// run as root with no camera) map to their causes.
     func testV4L2MessagesMapToCauses() {
-        let busy = GStreamerError(domain: GStreamerError.resourceDomain, code: 4,
+        let busy = GStreamerError(.busy,
                                   message: "Device '/dev/video0' is busy",
                                   debug: "system error: Device or resource busy")
         XCTAssertEqual(CameraError(device: "/dev/video0", gstreamer: busy).cause, .busy)
-        let denied = GStreamerError(domain: GStreamerError.resourceDomain, code: 7,
+        let denied = GStreamerError(.openReadWrite,
                                     message: "Could not open device '/dev/video0' for reading and writing.",
                                     debug: "v4l2_calls.c(637): gst_v4l2_open (): system error: Permission denied")
         let error = CameraError(device: "/dev/video0", gstreamer: denied)
         XCTAssertEqual(error.cause, .permissionDenied)
         XCTAssertTrue(error.description.contains("video"), error.description)
-        let missing = GStreamerError(domain: GStreamerError.resourceDomain, code: 3,
+        let missing = GStreamerError(.notFound,
                                      message: "Cannot identify device '/dev/video7'.",
                                      debug: "system error: No such file or directory")
         XCTAssertEqual(CameraError(device: "/dev/video7", gstreamer: missing).cause, .notFound)
+    }
+
+    /// Where v4l2src's words say nothing known, its error's code decides, by name:
+    /// GStreamer's "negotiation" and "caps" failures are a camera with no usable format.
+    func testCodesWithoutKnownWordsMapToCauses() {
+        func cause(_ error: GStreamerError) -> CameraError.Cause { CameraError(device: "/dev/video0", gstreamer: error).cause }
+        XCTAssertEqual(cause(GStreamerError(.busy, message: "Oops")), .busy)
+        XCTAssertEqual(cause(GStreamerError(.notAuthorized, message: "Oops")), .permissionDenied)
+        XCTAssertEqual(cause(GStreamerError(.negotiation, message: "Oops")), .noUsableFormat)
+        XCTAssertEqual(cause(GStreamerError(.caps, message: "Oops")), .noUsableFormat)
+        XCTAssertEqual(cause(GStreamerError(.write, message: "Oops")), .failed)
+        XCTAssertEqual(cause(GStreamerError(GStreamerError.StreamCode.failed, message: "Oops")), .failed)
     }
 
     /// The engine speaks of cameras, not of one program's flags: the CLI adds those itself.
@@ -110,7 +122,7 @@ final class CameraErrorTests: XCTestCase {
     /// What v4l2src says when a streaming camera is unplugged (vivid's `disconnect`, as the
     /// kernel tests saw it): the camera was lost, and the system's reason, not "could not be opened".
     func testAnErrorWhileStreamingIsTheCameraLostWithTheSystemsReason() {
-        let unplugged = GStreamerError(domain: GStreamerError.resourceDomain, code: 9, message: "Could not read from resource.",
+        let unplugged = GStreamerError(.read, message: "Could not read from resource.",
                                        debug: "../sys/v4l2/gstv4l2src.c(1234): gst_v4l2src_create (): /GstPipeline:camera/GstV4l2Src:src:\npoll error 1: No such device (19)")
         let lost = CameraError(device: "/dev/video0", gstreamer: unplugged, streaming: true)
         XCTAssertEqual(lost.cause, .lost)

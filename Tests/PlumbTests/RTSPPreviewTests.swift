@@ -176,8 +176,8 @@ final class RTSPPreviewTests: XCTestCase {
     }
 
     func testBasicAndDigestAuthentication() throws {
-        for method in [RTSPServer.AuthMethod.basic, .digest] {
-            let credentials = RTSPServer.Credentials(method: method, user: "viewer", password: "s3cret")
+        for method in [PreviewCredentials.Method.basic, .digest] {
+            let credentials = PreviewCredentials(method: method, user: "viewer", password: "s3cret")
             let rig = try PreviewRig.start(self, configuration: .init(port: 0, credentials: credentials))
             let (denied, deniedErr) = try Probe.live(rig.url)
             XCTAssertNil(denied, "\(method): served without credentials")

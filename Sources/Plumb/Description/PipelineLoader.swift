@@ -56,8 +56,7 @@ public enum PipelineLoader {
 
     /// A resource error (not found, busy, not authorized) from a source element.
     static func isMissingDevice(_ error: GStreamerError, _ items: [LaunchLexer.Item], _ names: [String: Int]) -> Bool {
-        // GST_RESOURCE_ERROR_NOT_FOUND, _BUSY, _OPEN_READ, _OPEN_READ_WRITE, _NOT_AUTHORIZED
-        guard error.domain == GStreamerError.resourceDomain, [3, 4, 5, 7, 15].contains(error.code),
+        guard let code = error.resource, [.notFound, .busy, .openRead, .openReadWrite, .notAuthorized].contains(code),
               let name = error.sourceName, let index = names[name],
               case .element(let e) = items[index] else { return false }
         return Gst.elementClass(e.factory)?.contains("Source") ?? false
@@ -231,7 +230,7 @@ public enum PipelineLoader {
     static func locate(_ error: GStreamerError, _ resolved: ResolvedDescription, _ items: [LaunchLexer.Item],
                        _ names: [String: Int]) -> SourceLocation {
         func loc(_ index: Int) -> SourceLocation { resolved.location(at: items[index].offset) }
-        if error.domain == GStreamerError.parseDomain, error.code == ParseErrorCode.link.rawValue,
+        if error.parse == .link,
            let match = error.message.firstMatch(of: /could not link (\S+?),? to (\S+?)(,|$)/),
            let a = names[String(match.1)], let b = names[String(match.2)] {
             // Point at the caps between them if caps were the problem, else at the link.

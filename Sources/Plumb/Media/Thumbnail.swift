@@ -35,8 +35,7 @@ public enum Thumbnail {
         do {
             try pipeline.setState(.playing, timeout: timeout)
             sample = try sink.pull(timeout: timeout, failingOnErrorsOf: pipeline)
-        } catch let error where error.domain == GStreamerError.ownDomain
-                    && error.code == GStreamerError.OwnCode.stateChangeTimedOut.rawValue {
+        } catch let error where error.isOwn(.stateChangeTimedOut) {
             throw CaptureError.timedOut("a thumbnail of \(name)", timeout)
         } catch {
             throw CaptureError.invalidArgument("\(name) cannot be decoded into a thumbnail: \(error.message)")

@@ -15,7 +15,7 @@ public enum EncoderHealth {
     /// the branch — the file, the muxer — does not count).
     static func branchFailed(encoder name: String, element: String, error: any Error) {
         guard case CaptureError.outputFailed(_, let failure) = error,
-              let source = failure.source,
+              let source = failure.element,
               // "/pipeline/branch3/encoder", or with types: ".../PlumbX:encoder"
               source.split(separator: "/").last?.split(separator: ":").last.map(String.init) == element else { return }
         failures.withLock { f in

@@ -104,11 +104,11 @@ final class EventClip: Sendable {
     }
 
     /// The facts once the file is finished.
-    func finished(error: GStreamerError?) -> EventClipFacts {
+    func finished(error: PipelineFailure?) -> EventClipFacts {
         state.withLock { s in
             s.facts.state = error == nil ? "finished" : "failed"
             // A full disk in words a user acts on, naming the file.
-            s.facts.error = error.map { $0.isNoSpaceLeft ? "No space left on device: cannot write \(writer.target.path)" : "\($0)" }
+            s.facts.error = error.map { $0.diskFull ? "No space left on device: cannot write \(writer.target.path)" : "\($0)" }
             var info = stat()
             if stat(writer.target.path, &info) == 0 { s.facts.bytes = Int(info.st_size) }
             return s.facts

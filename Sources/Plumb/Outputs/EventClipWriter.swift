@@ -63,20 +63,20 @@ final class EventClipWriter: Sendable {
     /// Waits until the file is finished (or failed), stops the pipeline, and moves the file
     /// to its real name — a failed one too when it holds anything (the start-up repair saves
     /// what it can; the listing shows only files with a movie header).
-    func finish() async -> GStreamerError? {
+    func finish() async -> PipelineFailure? {
         let outcome = await runner.run()
-        let failure: GStreamerError? = switch outcome {
+        let failure: PipelineFailure? = switch outcome {
         case .finished: nil
         case .failed(let error): error
-        case .aborted: GStreamerError(message: "the clip was torn down before it was finished")
+        case .aborted: PipelineFailure(message: "the clip was torn down before it was finished")
         }
         // A fragment header the failure cut short is cut off: readers would find no frame at all.
         if failure != nil { _ = try? MP4File.trimTornFragment(path: temporary.path) }
         var info = stat()
         if stat(temporary.path, &info) == 0, info.st_size > 0 {
             if rename(temporary.path, target.path) != 0 {
-                return failure ?? GStreamerError(message: "cannot rename \(temporary.path) to \(target.path): "
-                                                 + String(cString: strerror(errno)))
+                return failure ?? PipelineFailure(message: "cannot rename \(temporary.path) to \(target.path): "
+                                                  + String(cString: strerror(errno)))
             }
         } else {
             unlink(temporary.path)

@@ -126,7 +126,7 @@ public final class PhotoOutput: CaptureOutput {
             do {
                 tags = try Self.tags(camera: camera, takenAt: takenAt, angle: angle, zoom: factor)
             } catch {
-                request.shot.fail(CaptureError.pipeline(error as? GStreamerError ?? GStreamerError(message: "\(error)")))
+                request.shot.fail(CaptureError.wrap(error))
                 continue
             }
             let quality = request.quality, location = request.location, shot = request.shot
@@ -160,7 +160,7 @@ public final class PhotoOutput: CaptureOutput {
                 exif.setImage(frame)
                 if let location { exif.setGPS(location) }
             }
-        }.mapError { CaptureError.outputFailed(output: "photo", GStreamerError(message: "writing the EXIF: \($0)")) }
+        }.mapError { CaptureError.outputFailed(output: "photo", PipelineFailure(message: "writing the EXIF: \($0)")) }
     }
 
     /// libgsttag registers its capturing-* tags (GST_TAG_CAPTURING_DIGITAL_ZOOM_RATIO) only

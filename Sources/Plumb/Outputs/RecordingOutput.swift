@@ -364,7 +364,7 @@ public final class RecordingOutput: CaptureOutput {
             finished.fail(error)
             return
         }
-        first.fail(CaptureError.outputFailed(output: kind, GStreamerError(message: "the recording ended before its first frame")))
+        first.fail(CaptureError.endedBeforeFirstFrame(output: kind))
         finished.succeed(facts())
     }
 
@@ -420,7 +420,7 @@ public final class RecordingOutput: CaptureOutput {
     /// The error in words a user acts on: a full disk says so (GStreamer's "No space left on
     /// the resource" names neither the disk nor the file).
     private func cause(of error: any Error) -> String {
-        if case CaptureError.outputFailed(_, let failure) = error, failure.isNoSpaceLeft {
+        if case CaptureError.storageFull = error {
             return "No space left on device: cannot write \(url.path)"
         }
         return "\(error)"

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import PlumbRotation
 import Synchronization
+import ZBar
 
 /// Barcode and QR scanning as a capture output (AVFoundation's `AVCaptureMetadataOutput`):
 ///
@@ -27,20 +28,18 @@ public final class ScanOutput: CaptureOutput {
     public let detections: AsyncStream<ScanDetection>
     private let continuation: AsyncStream<ScanDetection>.Continuation
     private let onDetection: (@Sendable (ScanDetection) -> Void)?
-    private let zbar: ZBarLibrary
 
     private struct State {
         var angle = RotationAngle.degrees0
         var dedup: ScanDeduplicator
-        var scanner: ZBarLibrary.Scanner?
+        var scanner: ImageScanner?
         var framesScanned = 0
     }
     private let state: Mutex<State>
 
     /// - Parameter onDetection: called on the branch's streaming thread with each new
     ///   detection (besides `detections`); it should only hand off.
-    /// - Throws: `CaptureError.invalidArgument` for a rate or width out of range, or when
-    ///   libzbar (gstreamer1.0-plugins-bad's dependency) cannot be loaded.
+    /// - Throws: `CaptureError.invalidArgument` for a rate or width out of range.
     public init(options: ScanOptions = ScanOptions(), onDetection: (@Sendable (ScanDetection) -> Void)? = nil) throws {
         guard (1...60).contains(options.rate) else {
             throw CaptureError.invalidArgument("scan rate \(options.rate) must be 1 to 60 frames per second")
@@ -49,7 +48,6 @@ public final class ScanOutput: CaptureOutput {
             throw CaptureError.invalidArgument("scan width \(options.width) must be 64 to 4096 pixels")
         }
         guard !options.types.isEmpty else { throw CaptureError.invalidArgument("no barcode type to scan for") }
-        zbar = try ZBarLibrary.shared.get()
         self.options = options
         self.onDetection = onDetection
         (detections, continuation) = AsyncStream.makeStream(of: ScanDetection.self, bufferingPolicy: .bufferingNewest(1024))
@@ -58,9 +56,6 @@ public final class ScanOutput: CaptureOutput {
 
     deinit {
         continuation.finish()
-        state.withLock { s in
-            if let scanner = s.scanner { zbar.scannerDestroy(scanner) }
-        }
     }
 
     /// Frames handed to the decoder so far (after the rate and the leaky queue dropped theirs).
@@ -84,11 +79,11 @@ public final class ScanOutput: CaptureOutput {
         try caps.link(to: sink)
         try state.withLock { s in
             if s.scanner == nil {
-                guard let scanner = zbar.scannerCreate() else { throw CaptureError.invalidArgument("zbar could not make a scanner") }
+                guard let scanner = ImageScanner() else { throw CaptureError.invalidArgument("zbar could not make a scanner") }
                 // Every symbology off, then the chosen ones on; QR data as its raw bytes.
-                _ = zbar.setConfig(scanner, 0, ZBarLibrary.configEnable, 0)
-                for type in options.types { _ = zbar.setConfig(scanner, type.zbarType, ZBarLibrary.configEnable, 1) }
-                _ = zbar.setConfig(scanner, Symbology.qr.zbarType, ZBarLibrary.configBinary, 1)
+                scanner.set(.enable, for: .all, to: 0)
+                for type in options.types { scanner.set(.enable, for: type.zbarType, to: 1) }
+                scanner.set(.binary, for: .qr, to: 1)
                 s.scanner = scanner
             }
         }
@@ -130,25 +125,14 @@ public final class ScanOutput: CaptureOutput {
                 }
             }
             var found: [(ScanDeduplicator.Key, Int, NormalizedRect)] = []
-            crop.withUnsafeBytes { bytes in
-                guard let image = zbar.imageCreate() else { return }
-                defer { zbar.imageDestroy(image) }
-                zbar.setFormat(image, ZBarLibrary.fourccY800)
-                zbar.setSize(image, UInt32(cw), UInt32(ch))
-                zbar.setData(image, bytes.baseAddress, UInt(bytes.count), nil)
-                guard zbar.scanImage(scanner, image) > 0 else { return }
-                var symbol = zbar.firstSymbol(image)
-                while let sym = symbol {
-                    defer { symbol = zbar.nextSymbol(sym) }
-                    guard let type = Symbology(zbarType: zbar.symbolType(sym)), options.types.contains(type) else { continue }
-                    let length = Int(zbar.symbolDataLength(sym))
-                    let data = zbar.symbolData(sym).map { Data(bytes: $0, count: length) } ?? Data()
-                    let points = (0..<zbar.locSize(sym)).map { i in
-                        (Double(x0 + Int(zbar.locX(sym, i))) / Double(width), Double(y0 + Int(zbar.locY(sym, i))) / Double(height))
-                    }
-                    let bounds = NormalizedRect.bounding(points).turned(clockwise: angle)
-                    found.append((ScanDeduplicator.Key(symbology: type, data: data), Int(zbar.symbolQuality(sym)), bounds))
+            let symbols = crop.withUnsafeBytes { scanner.scan(gray: $0, width: cw, height: ch) }
+            for symbol in symbols {
+                guard let type = Symbology(zbarType: symbol.type), options.types.contains(type) else { continue }
+                let points = symbol.points.map { p in
+                    (Double(x0 + p.x) / Double(width), Double(y0 + p.y) / Double(height))
                 }
+                let bounds = NormalizedRect.bounding(points).turned(clockwise: angle)
+                found.append((ScanDeduplicator.Key(symbology: type, data: Data(symbol.data)), symbol.quality, bounds))
             }
             let fresh = Set(s.dedup.newCodes(found.map(\.0), at: time))
             var reported = Set<ScanDeduplicator.Key>()

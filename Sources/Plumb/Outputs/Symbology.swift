@@ -1,28 +1,30 @@
+import ZBar
+
 /// A kind of barcode the scanner can read, by the name `--types` and `[scan] types` take.
 public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable {
     case qr, ean13, ean8, upca, upce, code128, code39, code93, i25, codabar, pdf417, databar, isbn10, isbn13
 
-    /// zbar's zbar_symbol_type_t.
-    var zbarType: Int32 {
+    /// zbar's kind of symbol.
+    var zbarType: SymbolType {
         switch self {
-        case .ean8: 8
-        case .upce: 9
-        case .isbn10: 10
-        case .upca: 12
-        case .ean13: 13
-        case .isbn13: 14
-        case .i25: 25
-        case .databar: 34
-        case .codabar: 38
-        case .code39: 39
-        case .pdf417: 57
-        case .qr: 64
-        case .code93: 93
-        case .code128: 128
+        case .ean8: .ean8
+        case .upce: .upce
+        case .isbn10: .isbn10
+        case .upca: .upca
+        case .ean13: .ean13
+        case .isbn13: .isbn13
+        case .i25: .i25
+        case .databar: .databar
+        case .codabar: .codabar
+        case .code39: .code39
+        case .pdf417: .pdf417
+        case .qr: .qr
+        case .code93: .code93
+        case .code128: .code128
         }
     }
 
-    init?(zbarType: Int32) {
+    init?(zbarType: SymbolType) {
         guard let s = Self.allCases.first(where: { $0.zbarType == zbarType }) else { return nil }
         self = s
     }

@@ -21,13 +21,13 @@ public final class RTSPPreview: Sendable {
         /// The mount path, starting with "/".
         public var path: String
         /// Optional RTSP basic or digest authentication.
-        public var credentials: RTSPServer.Credentials?
+        public var credentials: PreviewCredentials?
         /// How long data may wait for a consumer that takes none of it (it stopped reading
         /// its connection) before it is disconnected; nil keeps it for ever.
         public var stallTimeout: Duration?
 
         public init(address: String = "127.0.0.1", port: Int = 8554, path: String = "/preview",
-                    credentials: RTSPServer.Credentials? = nil, stallTimeout: Duration? = .seconds(5)) {
+                    credentials: PreviewCredentials? = nil, stallTimeout: Duration? = .seconds(5)) {
             self.address = address
             self.port = port
             self.path = path
@@ -72,7 +72,7 @@ public final class RTSPPreview: Sendable {
         self.stream = stream
         server = try RTSPServer(address: configuration.address, port: configuration.port)
         server.mount(path: configuration.path, launch: Self.launch, mode: .play, shared: true,
-                     credentials: configuration.credentials) { [weak self] bin in
+                     credentials: configuration.credentials?.server) { [weak self] bin in
             self?.configure(bin)
         }
         server.onPlay = { [weak stream] in stream?.requestKeyframe() }

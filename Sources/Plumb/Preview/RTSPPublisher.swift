@@ -256,7 +256,7 @@ public final class RTSPPublisher: Sendable {
         case .error(let error):
             fail(error.message, generation: generation)
         case .warning(let warning):
-            if warning.domain == GStreamerError.resourceDomain, warning.source?.hasSuffix("/GstRTSPClientSink:sink") == true {
+            if warning.resource != nil, warning.source?.hasSuffix("/GstRTSPClientSink:sink") == true {
                 fail(warning.message, generation: generation)
             }
         case .eos:

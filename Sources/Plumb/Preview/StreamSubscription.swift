@@ -115,7 +115,7 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
             }
             return .delivered
         } catch {
-            let flow = FlowReturn(rawValue: Int32(clamping: error.code)) ?? .error
+            let flow = error.flowReturn ?? .error
             let started = state.withLock { s in
                 s.awaitingKeyframe = true
                 s.statistics.skipped += 1

@@ -9,14 +9,14 @@ public final class PipelineRunner: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// EOS arrived; `stopped` says whether Plumb asked for it.
         case finished(stopped: Bool)
-        case failed(GStreamerError)
+        case failed(PipelineFailure)
         /// A second stop request while finalizing: the pipeline was torn down without waiting.
         case aborted
     }
 
     public enum Event: Sendable {
         case state(old: State, new: State)
-        case warning(GStreamerError)
+        case warning(PipelineFailure)
         case stopping(reason: String)
     }
 
@@ -58,7 +58,7 @@ public final class PipelineRunner: Sendable {
             try pipeline.setState(.playing)
         } catch {
             _ = try? pipeline.setState(.null)
-            return .failed(error)
+            return .failed(PipelineFailure(error))
         }
         var timers: [Task<Void, Never>] = []
         defer { timers.forEach { $0.cancel() } }
@@ -76,10 +76,10 @@ public final class PipelineRunner: Sendable {
                 outcome = .finished(stopped: stopping)
                 break loop
             case .bus(.error(let error)):
-                outcome = .failed(error)
+                outcome = .failed(PipelineFailure(error))
                 break loop
             case .bus(.warning(let warning)):
-                events(.warning(warning))
+                events(.warning(PipelineFailure(warning)))
             case let .bus(.stateChanged(_, old, new, _, isPipeline)) where isPipeline:
                 events(.state(old: old, new: new))
             case .bus:
@@ -98,7 +98,7 @@ public final class PipelineRunner: Sendable {
                     if !Task.isCancelled { feed.yield(.finalizeTimeout) }
                 })
             case .finalizeTimeout:
-                outcome = .failed(GStreamerError(message: "EOS did not reach the sinks within \(finalizeTimeout); files may be incomplete"))
+                outcome = .failed(PipelineFailure(message: "EOS did not reach the sinks within \(finalizeTimeout); files may be incomplete"))
                 break loop
             }
         }

@@ -108,11 +108,13 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
         } else if message.contains("not a capture device") || message.contains("isn't a v4l2 driver")
                     || message.contains("not a v4l2") || message.contains("error getting capabilities") {
             cause = .notACaptureDevice
-        } else if error.domain == GStreamerError.resourceDomain && error.code == 4 {  // GST_RESOURCE_ERROR_BUSY
+        } else if error.resource == .busy {
             cause = .busy
-        } else if error.domain == GStreamerError.resourceDomain && error.code == 15 {  // NOT_AUTHORIZED
+        } else if error.resource == .notAuthorized {
             cause = .permissionDenied
-        } else if error.domain == GStreamerError.coreDomain && error.code == 10 {  // GST_CORE_ERROR_NEGOTIATION
+        } else if let core = error.core, core == .negotiation || core == .caps {
+            // The comparison read "GST_CORE_ERROR_NEGOTIATION" but matched 10, which is
+            // GST_CORE_ERROR_CAPS; by name, both: no format was agreed on.
             cause = .noUsableFormat
         } else {
             cause = .failed

@@ -1,7 +1,8 @@
 import Foundation
-import GStreamer
 
-/// What the capture session and its outputs throw.
+/// What the capture session and its outputs throw. GStreamer's errors are mapped to these
+/// cases where the engine meets them (`CaptureError+GStreamer.swift`); a camera that was
+/// lost while streaming is `.camera` with `CameraError.Cause.lost`.
 public enum CaptureError: Error, Sendable, CustomStringConvertible {
     /// The camera could not be opened or stopped delivering.
     case camera(CameraError)
@@ -19,10 +20,18 @@ public enum CaptureError: Error, Sendable, CustomStringConvertible {
     case unwritable(path: String, reason: String)
     /// A value out of range (names the setting and the range).
     case invalidArgument(String)
-    /// An output's branch failed while running; the session itself keeps going.
-    case outputFailed(output: String, GStreamerError)
+    /// An output's file could not be written because its disk is full; `path` is the file
+    /// when the failing sink names one.
+    case storageFull(output: String, path: String?, PipelineFailure)
+    /// The file system failed an output's file otherwise: it could not be opened, written,
+    /// sought, synced or closed (an I/O error of the card, a file system gone read-only).
+    case storageFailed(output: String, path: String?, PipelineFailure)
+    /// An output's branch failed while running (its encoder, its muxer); the session itself keeps going.
+    case outputFailed(output: String, PipelineFailure)
+    /// A recording ended (it was stopped, or its session closed) before its first frame reached the file.
+    case endedBeforeFirstFrame(output: String)
     /// A GStreamer failure while building or changing the pipeline.
-    case pipeline(GStreamerError)
+    case pipeline(PipelineFailure)
 
     public var description: String {
         switch self {
@@ -34,21 +43,19 @@ public enum CaptureError: Error, Sendable, CustomStringConvertible {
         case .noEncoder(let text): return text
         case let .unwritable(path, reason): return "cannot write \(path): \(reason)"
         case .invalidArgument(let text): return text
-        case let .outputFailed(output, error): return "\(output) failed: \(error)"
+        case let .storageFull(output, _, failure), let .storageFailed(output, _, failure), let .outputFailed(output, failure):
+            return "\(output) failed: \(failure)"
+        case .endedBeforeFirstFrame(let output): return "\(output) failed: the recording ended before its first frame"
         case .pipeline(let e): return e.description
         }
     }
-}
 
-extension CaptureError {
-    /// Any error from building or running pipelines, as a CaptureError.
-    static func wrap(_ error: any Error) -> CaptureError {
-        switch error {
-        case let e as CaptureError: return e
-        case let e as CameraError: return .camera(e)
-        case let e as GStreamerError: return .pipeline(e)
-        case let e as PropertyError: return .pipeline(GStreamerError(message: e.description))
-        default: return .pipeline(GStreamerError(message: "\(error)"))
+    /// Whether a file could not be written (a full disk, an I/O error of the card), as
+    /// opposed to an encoder or a camera failure: such a failure is waited out, not given up.
+    public var isStorageFailure: Bool {
+        switch self {
+        case .storageFull, .storageFailed: return true
+        default: return false
         }
     }
 }

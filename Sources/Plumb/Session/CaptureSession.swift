@@ -139,7 +139,7 @@ public actor CaptureSession {
         guard rate.perSecond > 0, rate.perSecond <= 1000 else {
             throw CaptureError.invalidArgument("frame rate \(rate) is out of range (above 0, at most 1000)")
         }
-        do { try Gst.initialize() } catch { throw CaptureError.pipeline(error) }
+        do { try Gst.initialize() } catch { throw CaptureError.pipeline(PipelineFailure(error)) }
         let executor = SessionExecutor(name: "plumb.session")
         let session = CaptureSession(camera: camera, format: CaptureFormat(size: size, rate: rate),
                                      executor: executor)
@@ -502,7 +502,7 @@ public actor CaptureSession {
 
     private func cameraError(_ error: any Error) -> CaptureError {
         if let e = error as? CaptureError { return e }
-        guard let g = error as? GStreamerError else { return CaptureError.pipeline(GStreamerError(message: "\(error)")) }
+        guard let g = error as? GStreamerError else { return CaptureError.pipeline(PipelineFailure(message: "\(error)")) }
         return .camera(CameraError(device: camera.identifier, gstreamer: g, streaming: phase == .running))
     }
 
@@ -517,7 +517,7 @@ public actor CaptureSession {
                 branch.flowGuard.trip()
                 branches[ObjectIdentifier(branch.output)] = nil
                 if photos === branch.output { photos = nil }
-                let failure = CaptureError.outputFailed(output: branch.output.kind, error)
+                let failure = CaptureError.branch(branch.output.kind, failed: error, in: branch.bin)
                 startTeardown(branch, drain: false, error: failure)
             } else if retired.contains(where: { Branch.path(error.source, isInBranchNamed: $0) })
                         || spare.map({ Branch.path(error.source, isInBranchNamed: $0.name) }) == true {
@@ -713,7 +713,7 @@ public actor CaptureSession {
         do {
             try branch.bin.setState(.null)
         } catch {
-            drainError = drainError ?? CaptureError.pipeline(error)
+            drainError = drainError ?? CaptureError.pipeline(PipelineFailure(error))
         }
         try? pipeline.remove(branch.bin)
         tee.releaseRequestPad(teePad)
