@@ -5,7 +5,8 @@ import PlumbRotation
 
 /// A recording: `[videoflip !] x264enc|x265enc ! h264parse|h265parse ! mp4mux ! filesink`
 /// on a branch of the running session. One RecordingOutput writes one file; a recording that
-/// splits on rotation is a chain of them (`successor`), one per file.
+/// rolls over on a turn or on new caps is a chain of them (`successor`), one per file; a
+/// timed segment (`CaptureSession.rollOver(_:to:fileLength:)`) starts a recording of its own.
 ///
 /// - By default the muxer writes fragments (`first-moov-then-finalise`): after `kill -9`
 ///   the file plays up to the last whole fragment; a clean stop leaves a normal MP4

@@ -11,7 +11,7 @@ extension CaptureSession {
     /// - Throws: `CaptureError.notAttached` when `current` is no longer written (a camera
     ///   switch moved it meanwhile), what building the branch threw, `CaptureError.timedOut`
     ///   when no frame came; the recording then goes on in the file it has.
-    func moveToNextFile(from current: RecordingOutput, to next: RecordingOutput,
+    func rollOver(from current: RecordingOutput, to next: RecordingOutput,
                         notBefore boundary: ClockTime? = nil) async throws {
         guard let old = branches[ObjectIdentifier(current)] else {
             throw CaptureError.notAttached("the recording to \(current.url.lastPathComponent) (it moved to a new camera's file)")
@@ -34,7 +34,7 @@ extension CaptureSession {
 
     /// Runs `body` as a roll (`CaptureSessionState.startRoll`): a camera switch under way
     /// finishes first (it may move the recording itself), and none starts until it is done.
-    func asRoll<T>(_ body: () async throws -> T) async throws -> T {
+    func asRollOver<T>(_ body: () async throws -> T) async throws -> T {
         while true {
             switch state.startRoll() {
             case .go:
@@ -51,7 +51,7 @@ extension CaptureSession {
     /// Before a source whose caps differ from the tee's starts: builds each running
     /// recording's next file beside it and arms the swap at the new caps (`FileSwap.Cut.caps`).
     /// A recording whose next file cannot be built ends at the cut instead.
-    func prepareRecordingsForNewCaps() -> FileSwap? {
+    func prepareRollOversForNewCaps() -> FileSwap? {
         guard let teeSink = tee?.staticPad("sink") else { return nil }
         var moves: [FileSwap.Move] = []
         for branch in branches.values {

@@ -17,7 +17,7 @@ extension CaptureSession {
     /// so a caller that asks a little early gets files of exact length however long the
     /// building took on a loaded machine.
     ///
-    /// A split on rotation under way finishes first; the old recording splits no more. A
+    /// A split on rotation under way finishes first; the old recording rolls over on rotation no more. A
     /// camera switch under way finishes first too (it may give the recording a new file: the
     /// roll goes on from that one).
     /// - Throws: `CaptureError.notAttached` when the recording is no longer running,
@@ -25,7 +25,7 @@ extension CaptureSession {
     ///   recording then goes on in the file it has).
     public func rollOver(_ recording: Recording, to url: URL, fileLength: Duration? = nil) async throws -> Recording {
         await stopRollingOverOnRotation(recording.output)
-        let next = try await asRoll { () async throws -> RecordingOutput in
+        let next = try await asRollOver { () async throws -> RecordingOutput in
             let last = recording.segments.last!
             guard branches[ObjectIdentifier(last)] != nil else {
                 throw CaptureError.notAttached("the recording to \(last.url.lastPathComponent)")
@@ -35,7 +35,7 @@ extension CaptureSession {
                     + ClockTime(length.components.attoseconds / 1_000_000_000) }
             }
             let next = try RecordingOutput(url: url, codec: last.choice.codec, options: last.options)
-            try await moveToNextFile(from: last, to: next, notBefore: boundary)
+            try await rollOver(from: last, to: next, notBefore: boundary)
             return next
         }
         rollOverRecordingsIfTurned()

@@ -16,10 +16,10 @@ extension CaptureSession {
             guard let movie = branch.output as? RecordingOutput, movie.options.splitOnRotation,
                   let latched = movie.latchedRotation, latched != rotation, !movie.chain.isStopping else { continue }
             let key = ObjectIdentifier(movie.chain)
-            guard splits[key] == nil else { continue }  // the move under way looks again when done
-            splits[key] = Task {
-                await self.split(from: movie)
-                self.splits[key] = nil
+            guard turnRolls[key] == nil else { continue }  // the move under way looks again when done
+            turnRolls[key] = Task {
+                await self.rollOverWhileTurned(from: movie)
+                self.turnRolls[key] = nil
             }
         }
     }
@@ -27,19 +27,19 @@ extension CaptureSession {
     /// Marks a recording as stopping (no new file from now on) and waits for a move under way.
     func stopRollingOverOnRotation(_ first: RecordingOutput) async {
         first.chain.stop()
-        await splits[ObjectIdentifier(first.chain)]?.value
+        await turnRolls[ObjectIdentifier(first.chain)]?.value
     }
 
     /// Moves the recording from `movie`'s file to new ones until its file has the current angle.
-    private func split(from movie: RecordingOutput) async {
+    private func rollOverWhileTurned(from movie: RecordingOutput) async {
         var current = movie
         while state.isRunning, !current.chain.isStopping, branches[ObjectIdentifier(current)] != nil,
               let latched = current.latchedRotation, latched != rotation {
             do {
                 let from = current
-                current = try await asRoll { () async throws -> RecordingOutput in
+                current = try await asRollOver { () async throws -> RecordingOutput in
                     let next = try from.makeSuccessor()
-                    try await moveToNextFile(from: from, to: next)
+                    try await rollOver(from: from, to: next)
                     return next
                 }
             } catch {

@@ -126,7 +126,7 @@ extension CaptureSession {
             var chain = try makeSource(camera, size: wanted.size, rate: wanted.rate, encoding: encoding, in: pipeline)
             if format.caps != teeFormat.caps {
                 try zoom.reformat(format)
-                roll = prepareRecordingsForNewCaps()
+                roll = prepareRollOversForNewCaps()
             } else if let pin {
                 let convert = try Element(factory: "videoconvert", name: "switch-convert")
                 let caps = try Element(factory: "capsfilter", name: "switch-caps")

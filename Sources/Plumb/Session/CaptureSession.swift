@@ -68,15 +68,17 @@ public actor CaptureSession {
     /// Names of the branches taken down last, to recognise their late bus messages
     /// (those come within moments, so a short memory is enough for a service that runs for months).
     private var retired: [String] = []
-    /// Teardowns started from the bus (a failure), which `close()` must let finish.
+    /// Teardowns started from the bus (a failure), which `close()` must let finish: tasks to
+    /// wait for, not state (`state` says what the session does).
     var inFlight: [String: Task<Void, Never>] = [:]
     private var photos: PhotoOutput?
     let frames = FrameCounter()
     private var firstFrame: OneShot<Void>?
     /// What applies a followed observer's angles (see `follow(_:)`).
     var following: RotationFollower?
-    /// Recordings splitting on rotation: the task moving each to its next file, by chain.
-    var splits: [ObjectIdentifier: Task<Void, Never>] = [:]
+    /// Recordings rolling over on rotation: the task moving each to its next file, by chain
+    /// (each move in it a roll of `state`), for a stop and `close()` to wait for.
+    var turnRolls: [ObjectIdentifier: Task<Void, Never>] = [:]
     /// The digital zoom between the source and the tee (`CaptureSession+Zoom`).
     var zoomCrop: ZoomCrop?
     var maximumZoom = CaptureSession.defaultMaximumZoom
@@ -174,7 +176,7 @@ public actor CaptureSession {
             branches[ObjectIdentifier(branch.output)] = nil
             await teardown(branch, drain: true, error: nil)
         }
-        for task in Array(splits.values) { await task.value }
+        for task in Array(turnRolls.values) { await task.value }
         for task in Array(inFlight.values) { await task.value }
         if let spare, let pipeline { spare.discard(from: pipeline) }
         spare = nil
