@@ -40,6 +40,7 @@ extension CaptureSession {
         let stopped = ContinuousClock.now
         remove(sourceChain, from: pipeline)
         sourceChain = []
+        requestKeyframe(at: zoomCrop)
         timeline?.arm()
         frames.restartGaps(rate: wanted.rate)
         // Made once the old source has stopped: the next frame at the tee is the new camera's.
@@ -53,7 +54,6 @@ extension CaptureSession {
             _ = try? await install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin)
             throw error
         }
-        requestKeyframe(in: pipeline, zoom: zoomCrop)
         do {
             _ = try await first.value(timeout: timeout, what: "the first frame from \(new.identifier)")
             if let roll { await complete(roll, within: timeout, what: "the new camera's caps") }
@@ -154,14 +154,14 @@ extension CaptureSession {
     }
 
     /// Asks every video encoder below the tee (recordings', the preview's) for a keyframe with
-    /// headers: an upstream force-key-unit event into its source pad, as `RecordingOutput`
-    /// does at a recording's start. Sent before the new camera's first frame reaches the
-    /// encoders, so the new picture starts with a keyframe for the file and for RTSP consumers.
-    private func requestKeyframe(in pipeline: Pipeline, zoom: ZoomCrop) {
-        for element in pipeline.allElements {
-            guard let factory = element.factoryName, factory.hasSuffix("enc"), factory != "jpegenc" else { continue }
-            _ = element.staticPad("src")?.send(.forceKeyUnit(allHeaders: true, count: 0))
-        }
+    /// headers at the new camera's first frame, for the file and for RTSP consumers: a
+    /// downstream force-key-unit event sent into the zoom crop while no source feeds it (the
+    /// old one stopped, the new one not yet started). It travels in order with the frames,
+    /// behind the old camera's last ones still queued in a branch, so the encoder makes the
+    /// new camera's first frame the keyframe; an upstream request would hit whatever frame the
+    /// encoder takes next — on a loaded machine, one of the old camera's.
+    private func requestKeyframe(at zoom: ZoomCrop) {
+        _ = zoom.crop.staticPad("sink")?.send(.forceKeyUnitDownstream(runningTime: ClockTime.none, allHeaders: true, count: 0))
     }
 
     /// Whether `camera` zooms by its own `zoom_absolute` control; a switch starts at 1×.
