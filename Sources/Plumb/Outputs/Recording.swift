@@ -29,7 +29,8 @@ public final class Recording: Sendable {
     public var urls: [URL] { segments.map(\.url) }
 
     /// Why the recording could not move to a new file when the angle changed (it went on
-    /// in the file it had, so nothing was lost), most recent last.
+    /// in the file it had, so nothing was lost), or could not give a file its angle (it
+    /// plays unturned), most recent last.
     public var splitFailures: [String] { output.chain.failures }
 
     /// The pipeline running time when the session took the request.

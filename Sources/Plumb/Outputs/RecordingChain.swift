@@ -2,7 +2,8 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// What the files of one recording share when it splits on rotation: where the first one
+/// What the files of one recording share when it rolls over to its next file on a turn or
+/// on new caps (`FileSwap`; its segments are `RecordingOutput.successor`s): where the first one
 /// is (the others are named after it), whether the recording is stopping (no new file
 /// then), why a split could not be made (the recording went on in the file it had), and
 /// the recording's length limit (`RecordingOptions.length`), counted from its first frame.

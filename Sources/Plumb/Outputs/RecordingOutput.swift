@@ -5,7 +5,8 @@ import PlumbRotation
 
 /// A recording: `[videoflip !] x264enc|x265enc ! h264parse|h265parse ! mp4mux ! filesink`
 /// on a branch of the running session. One RecordingOutput writes one file; a recording that
-/// splits on rotation is a chain of them (`successor`), one per file.
+/// rolls over on a turn or on new caps is a chain of them (`successor`), one per file; a
+/// timed segment (`CaptureSession.rollOver(_:to:fileLength:)`) starts a recording of its own.
 ///
 /// - By default the muxer writes fragments (`first-moov-then-finalise`): after `kill -9`
 ///   the file plays up to the last whole fragment; a clean stop leaves a normal MP4
@@ -34,17 +35,25 @@ public final class RecordingOutput: CaptureOutput {
     public let segment: Int
     let chain: RecordingChain
 
+    /// The branch's pads the file's angle and its first keyframe request go to.
+    struct Plumbing: Sendable {
+        let encoderSource: Pad
+        /// The parser's src pad, into the muxer: where the orientation tag goes.
+        let muxerInput: Pad
+        let muxerSource: Pad
+        /// The videoflip that turns the pixels (`RecordingOptions.burnIn`).
+        let burnIn: Element?
+    }
+
+    /// The file's life (`RecordingStage`), and what its frames have told so far.
     private struct State {
-        var built = false
+        var stage = RecordingStage<Plumbing>.made
+        /// Whether the first keyframe has passed the encoder (nothing before it goes in).
+        var keyframeSeen = false
         var size = VideoSize(width: 0, height: 0)
         var rate = FrameRate(30)
-        var latched: RotationAngle?
-        var muxerSource: Pad?
-        /// The parser's src pad, into the muxer: where the orientation tag goes.
-        var muxerInput: Pad?
         /// Whether Plumb's own matrix writer was installed (the muxer ignores the tag).
         var rewritesMatrix = false
-        var encoderSource: Pad?
         var requestTime: ClockTime?
         var requestDate = Date()
         var firstPTS: ClockTime?
@@ -54,14 +63,12 @@ public final class RecordingOutput: CaptureOutput {
         var lastEnd: ClockTime?
         var frames = 0
         var lastPTS: ClockTime?
-        var burnIn: Element?
         var successor: RecordingOutput?
         /// Frames videoconvert made anew (a copy), and the conversion it did.
         var copiedFrames = 0
         var lastInput: UInt?
         var inputFormat: String?
         var conversion: String?
-        var failedFacts: RecordingFacts?
         /// The location of the file's start, and what writes it.
         var location: MP4LocationWriter?
         /// What the tee gave this branch (frames, and the gaps between them: frames the
@@ -114,7 +121,7 @@ public final class RecordingOutput: CaptureOutput {
     public var location: GeoLocation? { state.withLock { $0.location?.location } }
 
     /// The angle latched for this file, once attached.
-    public var latchedRotation: RotationAngle? { state.withLock { $0.latched } }
+    public var latchedRotation: RotationAngle? { state.withLock { $0.stage.angle } }
 
     /// The target's folder must exist and be writable; an existing file is replaced.
     static func checkWritable(_ url: URL) throws {
@@ -137,8 +144,9 @@ public final class RecordingOutput: CaptureOutput {
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
         try state.withLock { s in
-            guard !s.built else { throw CaptureError.alreadyAttached("this recording (a RecordingOutput writes one file)") }
-            s.built = true
+            guard s.stage.startBuild() else {
+                throw CaptureError.alreadyAttached("this recording (a RecordingOutput writes one file)")
+            }
             s.size = format.size
             s.rate = format.rate
         }
@@ -178,10 +186,7 @@ public final class RecordingOutput: CaptureOutput {
         try sink.set("location", url.path)
         try sink.set("buffer-mode", EnumNick("unbuffered"))
         try sink.set("sync", false)
-        if let flip {
-            try bin.add(flip)
-            state.withLock { $0.burnIn = flip }
-        }
+        if let flip { try bin.add(flip) }
         try bin.add(convert, encoder, parser, mux, sink)
         if let flip { try flip.link(to: convert) }
         try convert.link(to: encoder)
@@ -195,17 +200,19 @@ public final class RecordingOutput: CaptureOutput {
         try parser.link(to: mux)
         try mux.link(to: sink)
 
-        countCopies(through: convert)
+        let plumbing = try Plumbing(encoderSource: encoder.requiredPad("src"), muxerInput: parser.requiredPad("src"),
+                                    muxerSource: mux.requiredPad("src"), burnIn: flip)
+        try countCopies(through: convert)
         // Nothing before the first keyframe goes in (a recording must start decodable).
         let started = first
-        encoder.staticPad("src")!.addProbe(.buffer) { [weak self] info in
+        plumbing.encoderSource.addProbe(.buffer) { [weak self] info in
             guard let self else { return .ok }
             return self.gate(keyframe: info.isKeyframe)
         }
         // Count what the muxer gets: frames, first and last time (as running time: the
         // encoder may offset its timestamps). Frames past the recording's length stay out.
         let frameDuration = format.rate.perSecond > 0 ? ClockTime(Double(ClockTime.second) / format.rate.perSecond) : 0
-        parser.staticPad("src")!.addProbe(.buffer) { [weak self] muxInput, info in
+        plumbing.muxerInput.addProbe(.buffer) { [weak self] muxInput, info in
             guard let self, let stamp = info.bufferPTS else { return .ok }
             let pts = muxInput.runningTime(of: stamp) ?? stamp
             let duration = info.bufferDuration ?? frameDuration
@@ -232,11 +239,7 @@ public final class RecordingOutput: CaptureOutput {
             if isFirst { started.succeed(pts) }
             return .ok
         }
-        state.withLock {
-            $0.muxerSource = mux.staticPad("src")
-            $0.muxerInput = parser.staticPad("src")
-            $0.encoderSource = encoder.staticPad("src")
-        }
+        state.withLock { $0.stage.built(plumbing) }
         return BranchEnds(entry: flip ?? convert, sink: sink)
     }
 
@@ -263,8 +266,8 @@ public final class RecordingOutput: CaptureOutput {
 
     /// Counts the frames `convert` copies instead of passing them through (the same buffer
     /// on both pads), and notes the conversion when its two sides' formats differ.
-    private func countCopies(through convert: Element) {
-        _ = convert.staticPad("sink")!.addProbe(.buffer) { [weak self] sinkPad, info in
+    private func countCopies(through convert: Element) throws {
+        _ = try convert.requiredPad("sink").addProbe(.buffer) { [weak self] sinkPad, info in
             guard let self else { return .ok }
             let needFormat = self.state.withLock { s in
                 s.lastInput = info.bufferIdentity
@@ -276,7 +279,7 @@ public final class RecordingOutput: CaptureOutput {
             }
             return .ok
         }
-        _ = convert.staticPad("src")!.addProbe(.buffer) { [weak self] srcPad, info in
+        _ = try convert.requiredPad("src").addProbe(.buffer) { [weak self] srcPad, info in
             guard let self else { return .ok }
             let first = self.state.withLock { s -> Bool in
                 guard info.bufferIdentity != s.lastInput else { return false }
@@ -294,41 +297,37 @@ public final class RecordingOutput: CaptureOutput {
     /// Frames converted (copied) before the encoder: 0 when the encoder takes the camera's format.
     public var copiedFrames: Int { state.withLock { $0.copiedFrames } }
 
-    private let passedKeyframe = Atomic<Bool>(false)
-
     /// Streaming thread: drop until the first keyframe.
     private func gate(keyframe: Bool) -> ProbeResult {
-        if passedKeyframe.load(ordering: .relaxed) { return .ok }
-        guard keyframe else { return .drop }
-        passedKeyframe.store(true, ordering: .relaxed)
-        return .ok
+        state.withLock { s in
+            if keyframe { s.keyframeSeen = true }
+            return s.keyframeSeen ? .ok : .drop
+        }
     }
 
     /// Latches the first angle (a file has one matrix) and sends it to the muxer as its
     /// `image-orientation` tag, installing the matrix writer too where the muxer ignores the
     /// tag; or with `burnIn` turns the pixels by it (the matrix then stays identity).
+    ///
+    /// A failure leaves a file without its angle, which is still a recording (the facts carry
+    /// the angle): it is recorded with the recording's failures (`Recording.splitFailures`).
     public func apply(rotation: RotationAngle) {
-        let (latched, muxerSource, muxerInput, flip): (Bool, Pad?, Pad?, Element?) = state.withLock { s in
-            guard s.latched == nil else { return (false, nil, nil, nil) }
-            s.latched = rotation
-            return (true, s.muxerSource, s.muxerInput, s.burnIn)
-        }
-        guard latched else { return }
-        if options.burnIn {
-            // Before the first frame: the encoder is configured with the turned size.
-            try? flip?.set("video-direction", EnumNick(rotation.videoDirection))
-            return
-        }
-        if let muxerInput { try? RecordingOrientationTag.send(rotation, before: muxerInput) }
-        guard let writer = options.matrixWriter, let muxerSource else { return }
-        // Plumb's own rewrite only where the muxer does not write the matrix itself; another
-        // writer (a hook given in the options) is always installed.
-        if writer is MP4MatrixWriter && RecordingOrientationTag.muxerWritesMatrix { return }
+        guard let plumbing = state.withLock({ $0.stage.latch(rotation) }) else { return }
         do {
-            try writer.install(on: muxerSource, angle: rotation)
+            if options.burnIn {
+                // Before the first frame: the encoder is configured with the turned size.
+                try plumbing.burnIn?.set("video-direction", EnumNick(rotation.videoDirection))
+                return
+            }
+            try RecordingOrientationTag.send(rotation, before: plumbing.muxerInput)
+            guard let writer = options.matrixWriter else { return }
+            // Plumb's own rewrite only where the muxer does not write the matrix itself; another
+            // writer (a hook given in the options) is always installed.
+            if writer is MP4MatrixWriter && RecordingOrientationTag.muxerWritesMatrix { return }
+            try writer.install(on: plumbing.muxerSource, angle: rotation)
             state.withLock { $0.rewritesMatrix = true }
         } catch {
-            // A recording without the matrix is still a recording; the facts carry the angle.
+            chain.record(failure: "\(url.lastPathComponent) may play unturned: could not give it \(rotation): \(error)")
         }
     }
 
@@ -344,28 +343,23 @@ public final class RecordingOutput: CaptureOutput {
         // Ask the encoder for a keyframe at the request: an upstream force-key-unit event
         // into its source pad. The branch is still held at its head queue here, so the
         // request is in place before the first frame reaches the encoder.
-        state.withLock { $0.encoderSource }?.send(.forceKeyUnit(allHeaders: true, count: 0))
+        state.withLock { $0.stage.attached() }?.encoderSource.send(.forceKeyUnit(allHeaders: true, count: 0))
     }
 
     public func didDetach(error: (any Error)?) {
-        // The branch is gone: let go of its pads.
-        state.withLock {
-            $0.muxerSource = nil
-            $0.muxerInput = nil
-            $0.encoderSource = nil
-            $0.burnIn = nil
-        }
-        if let error {
-            EncoderHealth.branchFailed(encoder: choice.encoder, element: "encoder", error: error)
-            // Before the waiters hear of the failure, so that they find the facts.
-            let facts = facts(failedWith: error)
-            state.withLock { $0.failedFacts = facts }
-            first.fail(error)
-            finished.fail(error)
+        guard let error else {
+            // The branch is gone: let go of its pads.
+            state.withLock { _ = $0.stage.ended(failure: nil) }
+            first.fail(CaptureError.endedBeforeFirstFrame(output: kind))
+            finished.succeed(facts())
             return
         }
-        first.fail(CaptureError.endedBeforeFirstFrame(output: kind))
-        finished.succeed(facts())
+        EncoderHealth.branchFailed(encoder: choice.encoder, element: "encoder", error: error)
+        // Before the waiters hear of the failure, so that they find the facts.
+        let facts = facts(failedWith: error)
+        state.withLock { _ = $0.stage.ended(failure: facts) }
+        first.fail(error)
+        finished.fail(error)
     }
 
     // MARK: Facts
@@ -399,13 +393,14 @@ public final class RecordingOutput: CaptureOutput {
 
     /// When the recording ended by itself (its branch failed, or the camera did): the file's
     /// facts as the file holds them, and why. Set before `finished` fails.
-    public var factsAfterFailure: RecordingFacts? { state.withLock { $0.failedFacts } }
+    public var factsAfterFailure: RecordingFacts? { state.withLock { $0.stage.failure } }
 
     /// The facts of a file whose branch failed: the frames a reader finds in it (the muxer
     /// was given more: on a full disk the fragment being written is lost), its length from
     /// them, and the cause. A fragment header the failure cut short is cut off first, or no
     /// reader would find any frame (the branch is down: nothing writes the file any more).
     private func facts(failedWith error: any Error) -> RecordingFacts {
+        // A file no reader can open (never written, removed) holds no frame: 0, as a reader finds.
         _ = try? MP4File.trimTornFragment(path: url.path)
         var facts = facts()
         let rate = state.withLock { $0.rate.perSecond }
@@ -457,7 +452,7 @@ public final class RecordingOutput: CaptureOutput {
         let s = state.withLock { $0 }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         let seconds = s.firstPTS.flatMap { f in s.lastEnd.map { Double($0 - f) / Double(ClockTime.second) } } ?? 0
-        let angle = s.latched ?? .degrees0
+        let angle = s.stage.angle ?? .degrees0
         // Burnt in: the file's frames are turned (a quarter turn swaps its size) and carry no rotation.
         let turned = options.burnIn && angle.swapsDimensions
         var facts = RecordingFacts(codec: choice.codec.rawValue, encoder: choice.encoder,

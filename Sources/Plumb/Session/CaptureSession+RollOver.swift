@@ -2,8 +2,8 @@ import Foundation
 import GStreamer
 
 /// A recording continued in a new file at a frame boundary, for `plumb serve`'s segments
-/// (`[recording] segment-seconds`): the same swap at the tee as a split on rotation, asked
-/// for by the caller instead of by a turn.
+/// (`[recording] segment-seconds`): the same move to the next file as a split on rotation
+/// (`FileSwap`), asked for by the caller instead of by a turn.
 extension CaptureSession {
     /// Moves `recording` on into a new file at `url`: the new file's branch is built
     /// complete beside the running one, then — between two frames, in a probe on the tee's
@@ -17,25 +17,27 @@ extension CaptureSession {
     /// so a caller that asks a little early gets files of exact length however long the
     /// building took on a loaded machine.
     ///
-    /// A split on rotation under way finishes first; the old recording splits no more.
+    /// A split on rotation under way finishes first; the old recording rolls over on rotation no more. A
+    /// camera switch under way finishes first too (it may give the recording a new file: the
+    /// roll goes on from that one).
     /// - Throws: `CaptureError.notAttached` when the recording is no longer running,
     ///   `CaptureError.closed`, or what building the new file's branch threw (the
     ///   recording then goes on in the file it has).
     public func rollOver(_ recording: Recording, to url: URL, fileLength: Duration? = nil) async throws -> Recording {
         await stopRollingOverOnRotation(recording.output)
-        // A camera switch under way may give the recording a new file: roll on from that one.
-        while isSwitchingCamera { try await Task.sleep(for: .milliseconds(10)) }
-        guard phase == .running else { throw failure ?? CaptureError.closed }
-        let last = recording.segments.last!
-        guard let old = branches[ObjectIdentifier(last)] else {
-            throw CaptureError.notAttached("the recording to \(last.url.lastPathComponent)")
+        let next = try await asRollOver { () async throws -> RecordingOutput in
+            let last = recording.segments.last!
+            guard branches[ObjectIdentifier(last)] != nil else {
+                throw CaptureError.notAttached("the recording to \(last.url.lastPathComponent)")
+            }
+            let boundary = fileLength.flatMap { length in
+                last.frameSpan.map { $0.first + ClockTime(length.components.seconds) * ClockTime.second
+                    + ClockTime(length.components.attoseconds / 1_000_000_000) }
+            }
+            let next = try RecordingOutput(url: url, codec: last.choice.codec, options: last.options)
+            try await rollOver(from: last, to: next, notBefore: boundary)
+            return next
         }
-        let boundary = fileLength.flatMap { length in
-            last.frameSpan.map { $0.first + ClockTime(length.components.seconds) * ClockTime.second
-                + ClockTime(length.components.attoseconds / 1_000_000_000) }
-        }
-        let next = try RecordingOutput(url: url, codec: last.choice.codec, options: last.options)
-        try await rollOver(from: old, of: last, to: next, notBefore: boundary)
         rollOverRecordingsIfTurned()
         return Recording(session: self, output: next)
     }

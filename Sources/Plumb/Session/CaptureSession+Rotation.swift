@@ -19,7 +19,10 @@ extension CaptureSession {
     ///
     /// - Throws: `CaptureError.closed` (or what it failed of) when the session is not running.
     public func follow(_ observer: RotationObserver) throws {
-        guard phase == .running || phase == .starting else { throw failure ?? CaptureError.closed }
+        switch state {
+        case .starting, .running, .awaitingSwitch, .switching: break
+        case .failed, .closed: throw failure ?? CaptureError.closed
+        }
         stopFollowing()
         following = RotationFollower(
             observer,

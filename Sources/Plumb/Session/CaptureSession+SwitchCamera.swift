@@ -18,7 +18,7 @@ extension CaptureSession {
     /// another size). When it gives them (an image or the test pattern always does: they
     /// scale), a recording goes on in the same file; when it does not (a V4L2 camera without
     /// that mode, or another `size`), the tee takes the new caps and every running recording
-    /// goes on in a new file from the new camera's first frame (`CapsRoll`), the old file
+    /// goes on in a new file from the new camera's first frame (`FileSwap`), the old file
     /// finalized. In the same caps, the new camera's frames are pinned to the tee's caps with
     /// every implied field written out (`pinnedCaps`), so nothing below the tee renegotiates.
     ///
@@ -26,19 +26,9 @@ extension CaptureSession {
     @discardableResult
     public func switchCamera(to new: CameraSource, size: VideoSize? = nil,
                              timeout: Duration = .seconds(5)) async throws -> CameraSwitch {
-        guard phase == .running, let pipeline, let zoomCrop else { throw failure ?? CaptureError.closed }
-        guard !isSwitchingCamera else {
-            throw CaptureError.invalidArgument("a switch to another camera is under way; try again when it is done")
-        }
-        isSwitchingCamera = true
-        defer { isSwitchingCamera = false }
-        // A recording moving to its next file finishes first (it waits for a frame, at most
-        // until its cut): new caps would otherwise move it a second time.
-        let rolls = ContinuousClock.now + .seconds(10)
-        while rollsInFlight > 0, ContinuousClock.now < rolls { try await Task.sleep(for: .milliseconds(10)) }
-        guard rollsInFlight == 0 else {
-            throw CaptureError.invalidArgument("a recording is moving to its next file; try the switch again in a moment")
-        }
+        guard let pipeline, let zoomCrop else { throw failure ?? CaptureError.closed }
+        try await startSwitch()
+        defer { for roll in state.endSwitch() { roll.succeed(()) } }
         let old = camera
         let kept = format
         let wanted = CaptureFormat(size: size ?? kept.size, rate: kept.rate)
@@ -50,37 +40,37 @@ extension CaptureSession {
         let stopped = ContinuousClock.now
         remove(sourceChain, from: pipeline)
         sourceChain = []
+        requestKeyframe(at: zoomCrop)
         timeline?.arm()
         frames.restartGaps(rate: wanted.rate)
         // Made once the old source has stopped: the next frame at the tee is the new camera's.
         let first = frames.after(1)
-        let roll: CapsRoll?
+        let roll: FileSwap?
         do {
-            roll = try install(new, format: wanted, in: pipeline, zoom: zoomCrop, pin: pin)
+            roll = try await install(new, format: wanted, in: pipeline, zoom: zoomCrop, pin: pin)
         } catch {
             // Back to the camera that ran a moment ago.
             format = kept
-            _ = try? install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin)
+            _ = try? await install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin)
             throw error
         }
-        requestKeyframe(in: pipeline, zoom: zoomCrop)
         do {
             _ = try await first.value(timeout: timeout, what: "the first frame from \(new.identifier)")
-            if let roll { await finish(roll, timeout: timeout) }
+            if let roll { await complete(roll, within: timeout, what: "the new camera's caps") }
         } catch {
-            guard phase == .running else { throw failure ?? CaptureError.closed }
+            guard state.isRunning else { throw failure ?? CaptureError.closed }
             remove(sourceChain, from: pipeline)
-            if let roll { await finish(roll, timeout: .zero) }
+            if let roll { await complete(roll, within: .zero, what: "the new camera's caps") }
             timeline?.arm()
             frames.restartGaps(rate: kept.rate)
-            if let back = try? install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin) {
-                await finish(back, timeout: timeout)
+            if let back = try? await install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin) {
+                await complete(back, within: timeout, what: "the old camera's caps")
             }
             currentCamera.withLock { $0 = old }
             throw CaptureError.camera(CameraError(device: new.identifier, cause: .noFrames, detail: "nothing within \(timeout)"))
         }
         // Closed while the new camera started: nothing is left to switch.
-        guard phase == .running else { throw failure ?? CaptureError.closed }
+        guard state.isRunning else { throw failure ?? CaptureError.closed }
         let restart = ContinuousClock.now - stopped
         return CameraSwitch(from: old.identifier, to: new.identifier,
                             restartSeconds: Double(restart.components.seconds) + Double(restart.components.attoseconds) / 1e18)
@@ -92,6 +82,31 @@ extension CaptureSession {
     /// a decoded PNG names its own). An encoder that sees such a change may start anew with
     /// new headers (1.26's x264enc does), and mp4mux then writes a second sample description
     /// mid-file that readers choke on ("Invalid NAL unit size"). Pinned, the tee never changes.
+    /// Waits until no recording is moving to its next file (`CaptureSessionState.startSwitch`;
+    /// at most 10 s: a roll waits for a frame, at most until its cut) and marks the switch as
+    /// under way: new caps would otherwise move a recording a second time.
+    private func startSwitch() async throws {
+        switch state.startSwitch() {
+        case .go:
+            return
+        case .busy:
+            throw CaptureError.invalidArgument("a switch to another camera is under way; try again when it is done")
+        case .refused(let error):
+            throw error
+        case .waitForRolls(let ready):
+            _ = try? await ready.value(timeout: .seconds(10), what: "the recordings moving to their next files")
+            switch state.switchWaitEnded() {
+            case .go:
+                return
+            case .gaveUp(let rolls):
+                for roll in rolls { roll.succeed(()) }
+                throw CaptureError.invalidArgument("a recording is moving to its next file; try the switch again in a moment")
+            case .refused(let error):
+                throw error
+            }
+        }
+    }
+
     private func pinnedCaps(at zoom: ZoomCrop) -> Caps? {
         zoom.crop.staticPad("sink")?.currentCaps?.explicitVideoCaps
     }
@@ -103,15 +118,15 @@ extension CaptureSession {
     /// `videoconvert ! capsfilter caps=pin`, which passes frames through untouched when the
     /// camera gives them in those caps and converts them when not.
     private func install(_ camera: CameraSource, format wanted: CaptureFormat, in pipeline: Pipeline,
-                         zoom: ZoomCrop, pin: Caps?) throws -> CapsRoll? {
+                         zoom: ZoomCrop, pin: Caps?) async throws -> FileSwap? {
         let existing = Set(pipeline.allElements.map(\.name))
         let teeFormat = zoom.format
-        var roll: CapsRoll?
+        var roll: FileSwap?
         do {
             var chain = try makeSource(camera, size: wanted.size, rate: wanted.rate, encoding: encoding, in: pipeline)
             if format.caps != teeFormat.caps {
                 try zoom.reformat(format)
-                roll = prepareRecordingsForNewCaps()
+                roll = prepareRollOversForNewCaps()
             } else if let pin {
                 let convert = try Element(factory: "videoconvert", name: "switch-convert")
                 let caps = try Element(factory: "capsfilter", name: "switch-caps")
@@ -129,9 +144,7 @@ extension CaptureSession {
             return roll
         } catch {
             // Whatever part of the new chain was added goes again, and the tee keeps its caps.
-            if let roll, roll.giveUp() {
-                for move in roll.moves { if let next = move.next { discardUnlinked(next.branch) } }
-            }
+            if let roll { await complete(roll, within: .zero, what: "the new camera's caps") }
             remove(pipeline.allElements.filter { !existing.contains($0.name) && $0.parent?.name == pipeline.name },
                    from: pipeline)
             try? zoom.reformat(teeFormat)
@@ -141,14 +154,14 @@ extension CaptureSession {
     }
 
     /// Asks every video encoder below the tee (recordings', the preview's) for a keyframe with
-    /// headers: an upstream force-key-unit event into its source pad, as `RecordingOutput`
-    /// does at a recording's start. Sent before the new camera's first frame reaches the
-    /// encoders, so the new picture starts with a keyframe for the file and for RTSP consumers.
-    private func requestKeyframe(in pipeline: Pipeline, zoom: ZoomCrop) {
-        for element in pipeline.allElements {
-            guard let factory = element.factoryName, factory.hasSuffix("enc"), factory != "jpegenc" else { continue }
-            _ = element.staticPad("src")?.send(.forceKeyUnit(allHeaders: true, count: 0))
-        }
+    /// headers at the new camera's first frame, for the file and for RTSP consumers: a
+    /// downstream force-key-unit event sent into the zoom crop while no source feeds it (the
+    /// old one stopped, the new one not yet started). It travels in order with the frames,
+    /// behind the old camera's last ones still queued in a branch, so the encoder makes the
+    /// new camera's first frame the keyframe; an upstream request would hit whatever frame the
+    /// encoder takes next — on a loaded machine, one of the old camera's.
+    private func requestKeyframe(at zoom: ZoomCrop) {
+        _ = zoom.crop.staticPad("sink")?.send(.forceKeyUnitDownstream(runningTime: ClockTime.none, allHeaders: true, count: 0))
     }
 
     /// Whether `camera` zooms by its own `zoom_absolute` control; a switch starts at 1×.

@@ -35,10 +35,7 @@ public actor CaptureSession {
     var exactRate = false
     /// A `switchCamera(to:)` under way (AVCam's `isSwitchingVideoDevices`): the tee has no
     /// frames meanwhile, which a stall watchdog must not take for a lost camera.
-    public internal(set) var isSwitchingCamera = false
-    /// Recordings moving to their next file (a segment or a split on rotation) just now: a
-    /// camera switch that changes the caps moves them itself, so the two never overlap.
-    var rollsInFlight = 0
+    public var isSwitchingCamera: Bool { state.isSwitchingCamera }
     /// Frames in time order across camera switches.
     var timeline: SwitchTimeline?
 
@@ -54,11 +51,11 @@ public actor CaptureSession {
     public internal(set) var previewRotation: RotationAngle = .degrees0
 
     /// What a failed session died of; nil while it runs.
-    public private(set) var failure: CaptureError?
+    public var failure: CaptureError? { state.failure }
 
-    enum Phase { case starting, running, failed, closed }
-
-    var phase = Phase.starting
+    /// Starting, running (with the recordings moving to their next files, a camera switch),
+    /// failed or closed: every event goes through it (`CaptureSessionState`).
+    var state = CaptureSessionState.starting
     var pipeline: Pipeline?
     /// An MJPEG camera's JPEG frames before decoding, for stills without re-encoding.
     nonisolated let cameraJPEG = CameraJPEGTap()
@@ -71,15 +68,17 @@ public actor CaptureSession {
     /// Names of the branches taken down last, to recognise their late bus messages
     /// (those come within moments, so a short memory is enough for a service that runs for months).
     private var retired: [String] = []
-    /// Teardowns started from the bus (a failure), which `close()` must let finish.
+    /// Teardowns started from the bus (a failure), which `close()` must let finish: tasks to
+    /// wait for, not state (`state` says what the session does).
     var inFlight: [String: Task<Void, Never>] = [:]
     private var photos: PhotoOutput?
     let frames = FrameCounter()
     private var firstFrame: OneShot<Void>?
     /// What applies a followed observer's angles (see `follow(_:)`).
     var following: RotationFollower?
-    /// Recordings splitting on rotation: the task moving each to its next file, by chain.
-    var splits: [ObjectIdentifier: Task<Void, Never>] = [:]
+    /// Recordings rolling over on rotation: the task moving each to its next file, by chain
+    /// (each move in it a roll of `state`), for a stop and `close()` to wait for.
+    var turnRolls: [ObjectIdentifier: Task<Void, Never>] = [:]
     /// The digital zoom between the source and the tee (`CaptureSession+Zoom`).
     var zoomCrop: ZoomCrop?
     var maximumZoom = CaptureSession.defaultMaximumZoom
@@ -101,7 +100,7 @@ public actor CaptureSession {
 
     deinit {
         // Normally `close()` has run; otherwise stop the camera here (any thread may).
-        if let pipeline, phase != .closed { try? pipeline.setState(.null) }
+        if let pipeline, !state.isClosed { try? pipeline.setState(.null) }
         following?.stop()
         bus?.cancel()
         executor.stop()
@@ -170,14 +169,14 @@ public actor CaptureSession {
 
     /// Detaches every output (recordings are finalized) and stops the camera. Idempotent.
     public func close() async {
-        guard phase != .closed else { return }
-        phase = .closed
+        guard let waiters = state.close() else { return }
+        for waiter in waiters { waiter.succeed(()) }
         stopFollowing()
         for branch in Array(branches.values) {
             branches[ObjectIdentifier(branch.output)] = nil
             await teardown(branch, drain: true, error: nil)
         }
-        for task in Array(splits.values) { await task.value }
+        for task in Array(turnRolls.values) { await task.value }
         for task in Array(inFlight.values) { await task.value }
         if let spare, let pipeline { spare.discard(from: pipeline) }
         spare = nil
@@ -192,14 +191,14 @@ public actor CaptureSession {
         firstFrame?.fail(CaptureError.closed)
     }
 
-    public var isRunning: Bool { phase == .running }
+    public var isRunning: Bool { state.isRunning }
 
     // MARK: Outputs
 
     /// Attaches an output as a new tee branch while the camera runs. The branch gets the
     /// current rotation before its first frame. No other branch loses a frame.
     public func attach(_ output: any CaptureOutput) throws {
-        guard phase == .running else { throw failure ?? CaptureError.closed }
+        guard state.isRunning else { throw failure ?? CaptureError.closed }
         guard branches[ObjectIdentifier(output)] == nil else { throw CaptureError.alreadyAttached(output.kind) }
         // Linked to the tee at once: the branch collects every frame from the request on
         // while the rest of it is built.
@@ -266,7 +265,7 @@ public actor CaptureSession {
 
     /// Waits until `count` more frames have entered the tee (exposure settling by frames).
     public func waitForFrames(_ count: Int, timeout: Duration = .seconds(10)) async throws {
-        guard phase == .running else { throw failure ?? CaptureError.closed }
+        guard state.isRunning else { throw failure ?? CaptureError.closed }
         _ = try await frames.after(count).value(timeout: timeout, what: "\(count) frames")
     }
 
@@ -368,8 +367,7 @@ public actor CaptureSession {
         try await first.value(timeout: timeout, what: "the first frame from \(camera.identifier)")
         firstFrame = nil
         spare = try? makeHead()
-        if phase == .starting { phase = .running }
-        guard phase == .running else { throw failure ?? CaptureError.closed }
+        guard state.opened() else { throw failure ?? CaptureError.closed }
     }
 
     /// The source elements, added to the pipeline and linked; the last one feeds the tee.
@@ -503,7 +501,7 @@ public actor CaptureSession {
     private func cameraError(_ error: any Error) -> CaptureError {
         if let e = error as? CaptureError { return e }
         guard let g = error as? GStreamerError else { return CaptureError.pipeline(PipelineFailure(message: "\(error)")) }
-        return .camera(CameraError(device: camera.identifier, gstreamer: g, streaming: phase == .running))
+        return .camera(CameraError(device: camera.identifier, gstreamer: g, streaming: state.isRunning))
     }
 
     // MARK: - Bus
@@ -535,9 +533,8 @@ public actor CaptureSession {
     /// The camera side failed: everything stops, every waiter hears why. The branches are
     /// intact, so they are drained first: recordings are finalized with what they got.
     private func fail(_ error: CaptureError) {
-        guard phase == .starting || phase == .running else { return }
-        failure = error
-        phase = .failed
+        guard let waiters = state.fail(error) else { return }
+        for waiter in waiters { waiter.succeed(()) }
         firstFrame?.fail(error)
         frames.failAll(error)
         for branch in Array(branches.values) {
