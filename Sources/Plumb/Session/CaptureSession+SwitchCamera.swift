@@ -51,7 +51,7 @@ extension CaptureSession {
         remove(sourceChain, from: pipeline)
         sourceChain = []
         timeline?.arm()
-        frames.restartGaps(rate: wanted.rate)
+        frames.restartGaps(rate: wanted.rate, numbered: new.numbersItsFrames)
         // Made once the old source has stopped: the next frame at the tee is the new camera's.
         let first = frames.after(1)
         let roll: CapsRoll?
@@ -72,7 +72,7 @@ extension CaptureSession {
             remove(sourceChain, from: pipeline)
             if let roll { await finish(roll, timeout: .zero) }
             timeline?.arm()
-            frames.restartGaps(rate: kept.rate)
+            frames.restartGaps(rate: kept.rate, numbered: old.numbersItsFrames)
             if let back = try? install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin) {
                 await finish(back, timeout: timeout)
             }

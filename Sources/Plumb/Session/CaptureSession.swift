@@ -354,7 +354,7 @@ public actor CaptureSession {
         }
 
         let frames = self.frames
-        frames.restartGaps(rate: format.rate)
+        frames.restartGaps(rate: format.rate, numbered: camera.numbersItsFrames)
         tee.staticPad("sink")!.addProbe(.buffer) { pad, info in
             let time = info.bufferPTS.map { pad.runningTime(of: $0) ?? $0 }
             // Only the first frame touches the one-shot: no second lock on every frame.
@@ -602,7 +602,7 @@ public actor CaptureSession {
     func buildBranch(for output: any CaptureOutput, linkedAtOnce: Bool) throws -> (Branch, requestTime: ClockTime?) {
         guard let pipeline, let tee else { throw CaptureError.closed }
         let head = try takeHead(for: output)
-        output.willReceiveFrames(at: head.entry, format: format)
+        output.willReceiveFrames(at: head.entry, format: format, numbered: camera.numbersItsFrames)
         var teePad: Pad?
         do {
             let pad = try tee.requestPad("src_%u")

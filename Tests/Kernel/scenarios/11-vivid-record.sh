@@ -18,7 +18,7 @@ grep -E 'ts: .* now .* delay|out ts|Timestamp|lost frames' "$LOGDIR/gst.log" | c
 # count them and the file keep real time (its frames at the driver's times, gaps and all).
 v4l2-ctl -d /dev/video0 --set-ctrl percentage_of_dropped_buffers=30
 GST_DEBUG=v4l2bufferpool:6,v4l2src:6 GST_DEBUG_FILE="$LOGDIR/dropped.log" GST_DEBUG_NO_COLOR=1 \
-	"$PLUMB" record --camera /dev/video0 --size 320x180 --fps 15 --seconds 4 --accelerometer fixed:0 --force \
+	"$PLUMB" record --camera /dev/video0 --size 320x180 --fps 15 --seconds 3 --accelerometer fixed:0 --force \
 	-o "$OUT/dropped.mp4" > "$OUT/dropped.json" 2> "$OUT/dropped.err"
 grep -o 'dequeued buffer [^ ]* seq:[0-9]* .*ts [0-9:.]*' "$LOGDIR/dropped.log" > "$OUT/dropped-dequeued.txt"
 grep -E 'ts: .* now .* delay|out ts|Timestamp|lost frames' "$LOGDIR/dropped.log" | cut -c1-400 > "$OUT/dropped-v4l2src.txt"

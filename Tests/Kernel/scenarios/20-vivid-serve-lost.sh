@@ -18,13 +18,14 @@ wait_camera_state $API running 90 > "$OUT/status-start.json" || { echo "never ru
 # An RTSP client kept through everything below (one connection, over TCP: rtspsrc never
 # reconnects by itself, and gst-launch ends on any error); each buffer it gets is one
 # "chain" line in rtsp-client.txt, counted at each step.
-# GSettings in memory: GIO's proxy lookup in rtspsrc would open dconf, whose shared memory
-# the VM's read-only home lacks (gst-launch aborts in dconf_shm_open).
-GSETTINGS_BACKEND=memory stdbuf -oL gst-launch-1.0 -v rtspsrc location=rtsp://127.0.0.1:8554/preview protocols=tcp \
+# GIO's own direct connection, no proxy lookup: rtspsrc's connection would otherwise ask
+# dconf (whose shared memory the VM's read-only home lacks: gst-launch aborts in
+# dconf_shm_open) or libproxy (which waits on what the VM has not: it never connects).
+GSETTINGS_BACKEND=memory GIO_USE_PROXY_RESOLVER=dummy stdbuf -oL gst-launch-1.0 -v -X stats rtspsrc location=rtsp://127.0.0.1:8554/preview protocols=tcp \
 	! rtph264depay ! h264parse ! fakesink sync=false silent=false > "$OUT/rtsp-client.txt" 2>&1 &
 CLIENT=$!
 rtsp_count() { echo "$(grep -c 'last-message = chain' "$OUT/rtsp-client.txt") $(kill -0 $CLIENT 2>/dev/null && echo alive || echo gone)" > "$OUT/rtsp-$1.txt"; }
-for _ in $(seq 120); do grep -q 'last-message = chain' "$OUT/rtsp-client.txt" && break; sleep 0.5; done
+for _ in $(seq 120); do grep -q 'last-message = chain' "$OUT/rtsp-client.txt" && break; sleep 1; done
 # 30 % of the driver's buffers dropped for a while: /status counts the missing frames.
 v4l2-ctl -d /dev/video0 --set-ctrl percentage_of_dropped_buffers=30
 sleep 3
