@@ -116,9 +116,11 @@ enum ScanCommand: Command {
         if interrupt.isRequested {
             FileHandle.standardError.write("plumb scan: \(interrupt.signalName): stopped after \(count) detection(s)\n")
         }
-        if once && count == 0 && !interrupt.isRequested {
-            FileHandle.standardError.write("plumb scan: no code found within \(seconds.map { "\($0.clean) s" } ?? "the time")\n")
-            return .failure
+        if count == 0 && !interrupt.isRequested {
+            // Said with the frames really scanned: "nothing found" from a camera that gave none is no answer.
+            FileHandle.standardError.write("plumb scan: no code found within \(seconds.map { "\($0.clean) s" } ?? "the time") "
+                + "(\(output.framesScanned) frames of \(source.identifier) scanned)\n")
+            if once { return .failure }
         }
         return .success
     }

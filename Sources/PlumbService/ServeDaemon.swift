@@ -249,7 +249,12 @@ public actor ServeDaemon {
         location.start()
         followRotation()
         startClockWatch()
-        _ = await openCamera()
+        if case .failure(CaptureError.camera(let error)) = await openCameraOnce(), error.cause == .rateUnavailable {
+            // A rate the camera has no mode for is a setting to fix, not an outage to wait out.
+            await shutdown(reason: "plumb serve cannot start")
+            throw ServeError("[camera] fps = \(config.camera.fps): camera \(error.device) cannot give it"
+                             + (error.detail.map { " (\($0))" } ?? "") + "; set [camera] fps to one of its rates")
+        }
         supervisor = Task { await self.superviseCamera() }
         if config.recording.continuous { await recorder.startContinuous() }
         await notifyReady()
@@ -393,15 +398,23 @@ public actor ServeDaemon {
 
     /// One attempt to open the camera, attach the preview and resume a recording.
     private func openCamera() async -> Bool {
+        if case .success = await openCameraOnce() { return true }
+        return false
+    }
+
+    /// `openCamera`, with why it failed.
+    private func openCameraOnce() async -> Result<Void, any Error> {
         do {
             var source = camera.switchedCamera ?? choices.camera
             if case .device(let device) = source { source = .device(device.refound(among: CameraDevice.all)) }
+            // `[camera] fps` is met or refused, as `plumb record --fps` is: the preview's
+            // keyframe interval and the recordings are made for it.
             let session = try await CaptureSession.open(source,
                                                         size: camera.switchedSize ?? config.camera.size,
-                                                        rate: FrameRate(config.camera.fps))
+                                                        rate: FrameRate(config.camera.fps), exactRate: true)
             guard !stopping else {
                 await session.close()
-                return false
+                return .failure(CaptureError.closed)
             }
             let format = await session.format
             let encoding = PreviewEncoding(bitrate: config.preview.bitrate,
@@ -426,15 +439,17 @@ public actor ServeDaemon {
             lastProblem = nil
             log("camera open: \(session.camera.name), \(format)")
             await recorder.sessionOpened(session)
-            return true
+            return .success(())
         } catch {
             let why = "\(error)"
             camera.set(.unavailable(why))
+            // At start (no supervisor yet) a rate the camera lacks ends the start instead.
+            if supervisor == nil, case CaptureError.camera(let e) = error, e.cause == .rateUnavailable { return .failure(error) }
             if why != lastProblem {
                 lastProblem = why
                 report("camera unavailable: \(why); retrying in the background")
             }
-            return false
+            return .failure(error)
         }
     }
 

@@ -54,6 +54,9 @@ final class ScanCommandTests: XCTestCase {
                                                 "--types", "ean13,code128", "--seconds", "1.5")
         XCTAssertEqual(otherTypes.code, 0, otherTypes.stderr)
         XCTAssertEqual(otherTypes.stdout, "")
+        // Said even without --once, with the frames really scanned.
+        XCTAssertTrue(otherTypes.stderr.contains("no code found within 1.5 s ("), otherTypes.stderr)
+        XCTAssertFalse(otherTypes.stderr.contains("(0 frames"), otherTypes.stderr)
     }
 
     /// Linear codes by zint: `--types` reports the chosen symbologies only, each once with

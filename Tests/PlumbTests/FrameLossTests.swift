@@ -136,6 +136,29 @@ final class FrameLossTests: XCTestCase {
         XCTAssertEqual(gaps.lost, 6)
     }
 
+    /// A V4L2 camera's offsets are its driver's sequence numbers: they alone count, for
+    /// v4l2src's times may be its clock at dequeue (it drops driver timestamps it cannot
+    /// correlate, as on vivid under emulation) and their jitter would hide skipped numbers.
+    func testADriversSequenceNumbersCountWhateverTheTimesSay() {
+        let interval = FrameRate(15).frameDuration
+        var gaps = FrameGaps(rate: FrameRate(15), numbered: true)
+        XCTAssertEqual(gaps.add(offset: 10, time: 0), 0)
+        // Number 12 after 10 (one skipped) dequeued only 1.4 intervals later.
+        XCTAssertEqual(gaps.add(offset: 12, time: interval * 7 / 5), 1)
+        // Three skipped, dequeued 2.4 intervals later.
+        XCTAssertEqual(gaps.add(offset: 16, time: interval * 19 / 5), 3)
+        // A number repeated (the driver catching up) and a late contiguous one: nothing lost.
+        XCTAssertEqual(gaps.add(offset: 16, time: interval * 4), 0)
+        XCTAssertEqual(gaps.add(offset: 17, time: interval * 7), 0)
+        XCTAssertEqual(gaps.lost, 4)
+        // Unnumbered (the default), the same frames count the smaller of the two.
+        var plain = FrameGaps(rate: FrameRate(15))
+        for (offset, time) in [(10, 0), (12, interval * 7 / 5), (16, interval * 19 / 5)] as [(UInt64, ClockTime)] {
+            plain.add(offset: offset, time: time)
+        }
+        XCTAssertEqual(plain.lost, 1)
+    }
+
     func testARateTheCameraLacksIsRefusedNamingItsRates() throws {
         let caps = try Caps("video/x-raw,format=YUY2,width=1280,height=720,framerate={ (fraction)10/1, (fraction)5/1 }; "
             + "image/jpeg,width=1280,height=720,framerate={ (fraction)30/1, (fraction)15/1 }; "

@@ -23,8 +23,8 @@ struct BranchEntryLog: Sendable {
     var lost: Int { gaps.lost }
     var interval: ClockTime { gaps.interval }
 
-    init(rate: FrameRate) {
-        gaps = FrameGaps(rate: rate)
+    init(rate: FrameRate, numbered: Bool = false) {
+        gaps = FrameGaps(rate: rate, numbered: numbered)
         ring.reserveCapacity(Self.capacity)
     }
 

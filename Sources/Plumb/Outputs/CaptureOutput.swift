@@ -23,8 +23,9 @@ public protocol CaptureOutput: AnyObject, Sendable {
 
     /// Called on the session's executor with the branch's entry (the head queue's sink, where
     /// the tee's frames come in) before it is linked to the tee, so a probe there sees every
-    /// frame the branch is given. The default does nothing.
-    func willReceiveFrames(at entry: Pad, format: CaptureFormat)
+    /// frame the branch is given. `numbered`: the frames' offsets are the camera driver's
+    /// frame numbers (`CameraSource.numbersItsFrames`). The default does nothing.
+    func willReceiveFrames(at entry: Pad, format: CaptureFormat, numbered: Bool)
 
     /// Sets the rotation. Called before the branch's first frame and whenever the
     /// session's angle changes. The default does nothing.
@@ -59,7 +60,7 @@ public struct BranchEnds: Sendable {
 
 extension CaptureOutput {
     public var queueLimit: Int { 8 }
-    public func willReceiveFrames(at entry: Pad, format: CaptureFormat) {}
+    public func willReceiveFrames(at entry: Pad, format: CaptureFormat, numbered: Bool) {}
     public func apply(rotation: RotationAngle) {}
     public var usesPreviewAngle: Bool { false }
     public func didAttach(requestTime: ClockTime?) {}

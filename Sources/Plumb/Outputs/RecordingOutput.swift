@@ -248,8 +248,8 @@ public final class RecordingOutput: CaptureOutput {
     /// the file's first and last frame, the gaps between these frames are what the camera
     /// dropped, and the frames counted here but missing from the file were lost in the
     /// branch (its leaky queue behind a slow encoder, the encoder, a write that failed).
-    public func willReceiveFrames(at pad: Pad, format: CaptureFormat) {
-        state.withLock { $0.entries = BranchEntryLog(rate: format.rate) }
+    public func willReceiveFrames(at pad: Pad, format: CaptureFormat, numbered: Bool) {
+        state.withLock { $0.entries = BranchEntryLog(rate: format.rate, numbered: numbered) }
         _ = pad.addProbe(.buffer) { [weak self] entry, info in
             guard let self else { return .ok }
             let time = info.bufferPTS.map { entry.runningTime(of: $0) ?? $0 }

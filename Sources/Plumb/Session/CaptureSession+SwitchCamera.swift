@@ -42,7 +42,7 @@ extension CaptureSession {
         sourceChain = []
         requestKeyframe(at: zoomCrop)
         timeline?.arm()
-        frames.restartGaps(rate: wanted.rate)
+        frames.restartGaps(rate: wanted.rate, numbered: new.numbersItsFrames)
         // Made once the old source has stopped: the next frame at the tee is the new camera's.
         let first = frames.after(1)
         let roll: FileSwap?
@@ -62,7 +62,7 @@ extension CaptureSession {
             remove(sourceChain, from: pipeline)
             if let roll { await complete(roll, within: .zero, what: "the new camera's caps") }
             timeline?.arm()
-            frames.restartGaps(rate: kept.rate)
+            frames.restartGaps(rate: kept.rate, numbered: old.numbersItsFrames)
             if let back = try? await install(old, format: kept, in: pipeline, zoom: zoomCrop, pin: pin) {
                 await complete(back, within: timeout, what: "the old camera's caps")
             }

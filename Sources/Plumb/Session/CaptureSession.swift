@@ -125,13 +125,15 @@ public actor CaptureSession {
     ///     `CameraError.Cause.rateUnavailable` (naming the rates it has) instead of opening at
     ///     the nearest; the test pattern and an image camera make any rate.
     ///   - timeout: the most the opening may take; a camera that sends nothing by then is
-    ///     `CameraError.Cause.noFrames`.
+    ///     `CameraError.Cause.noFrames`. nil: `CameraSource.firstFrameLimit` (longer for a
+    ///     real camera than for the test pattern).
     /// - Throws: `CaptureError.camera` naming the device and the cause (missing, not a
     ///   device, not a capture device, busy, permission denied, no usable format, no frames).
     public static func open(_ camera: CameraSource = .testPattern(), size: VideoSize = .vga,
                             rate: FrameRate = FrameRate(30), encoding: ModeChooser.Preference = .any,
-                            exactRate: Bool = false, timeout: Duration = .seconds(5)) async throws -> CaptureSession
+                            exactRate: Bool = false, timeout: Duration? = nil) async throws -> CaptureSession
     {
+        let timeout = timeout ?? camera.firstFrameLimit
         guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else {
             throw CaptureError.invalidArgument("size \(size) is out of range (1x1 to 16384x16384)")
         }
@@ -351,7 +353,7 @@ public actor CaptureSession {
         }
 
         let frames = self.frames
-        frames.restartGaps(rate: format.rate)
+        frames.restartGaps(rate: format.rate, numbered: camera.numbersItsFrames)
         tee.staticPad("sink")!.addProbe(.buffer) { pad, info in
             let time = info.bufferPTS.map { pad.runningTime(of: $0) ?? $0 }
             // Only the first frame touches the one-shot: no second lock on every frame.
@@ -597,7 +599,7 @@ public actor CaptureSession {
     func buildBranch(for output: any CaptureOutput, linkedAtOnce: Bool) throws -> (Branch, requestTime: ClockTime?) {
         guard let pipeline, let tee else { throw CaptureError.closed }
         let head = try takeHead(for: output)
-        output.willReceiveFrames(at: head.entry, format: format)
+        output.willReceiveFrames(at: head.entry, format: format, numbered: camera.numbersItsFrames)
         var teePad: Pad?
         do {
             let pad = try tee.requestPad("src_%u")

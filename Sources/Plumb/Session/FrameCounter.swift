@@ -35,7 +35,8 @@ final class FrameCounter: Sendable {
     var lost: Int { state.withLock { $0.gaps.lost } }
 
     /// The next frame comes from a new source, or at `rate`: the step to it is no loss.
-    func restartGaps(rate: FrameRate) { state.withLock { $0.gaps.restart(rate: rate) } }
+    /// `numbered`: its offsets are its driver's frame numbers (`FrameGaps.numbered`).
+    func restartGaps(rate: FrameRate, numbered: Bool) { state.withLock { $0.gaps.restart(rate: rate, numbered: numbered) } }
 
     /// A one-shot resolved once `n` more frames have arrived.
     func after(_ n: Int) -> OneShot<Int> {

@@ -17,4 +17,9 @@ sleep 3
 echo $? > "$OUT/busy.status"
 kill $STREAMER
 wait $STREAMER
+# [camera] fps that vivid has no mode for at the size: plumb serve refuses to start.
+timeout 90 "$PLUMB" serve --set camera.device=/dev/video0 --set camera.size=320x180 --set camera.fps=12 \
+	--set rotation.accelerometer=fixed:0 --set recording.folder="$OUT/serve-fps" \
+	--set http.listen=127.0.0.1:8081 --set preview.port=8555 > "$OUT/serve-fps.out" 2> "$OUT/serve-fps.err"
+echo $? > "$OUT/serve-fps.status"
 vivid_unload

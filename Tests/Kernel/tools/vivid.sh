@@ -45,18 +45,3 @@ sys.exit(0 if s.get("state") == "running" and (s.get("recording") or {}).get("fi
 	echo "$status"
 	return 1
 }
-
-# Runs "$@" up to 3 times while it fails only because the first frame was late (under
-# emulation on a loaded machine the driver's first frame can take longer than Plumb's
-# opening waits); any other failure, or the third, is returned.
-retry_first_frame() {
-	local attempt
-	for attempt in 1 2 3; do
-		"$@" 2> >(tee "$OUT/stderr.last" >&2) && return 0
-		local status=$?
-		sleep 0.5
-		grep -qE "delivered no frame in time|did not happen within" "$OUT/stderr.last" || return $status
-		echo "attempt $attempt: no first frame in time; again" >&2
-	done
-	return $status
-}

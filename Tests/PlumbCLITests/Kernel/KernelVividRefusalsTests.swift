@@ -19,6 +19,18 @@ final class KernelVividRefusalsTests: XCTestCase {
             "camera /dev/video0: permission denied; add this user to the 'video' group or run with access to the device"), err)
     }
 
+    /// `plumb serve` with `[camera] fps = 12`, which vivid has no mode for at 320x180: refused
+    /// at start (not retried in the background), naming the setting and the rates it has.
+    func testServeRefusesAConfiguredRateTheCameraLacks() throws {
+        let err = try read("serve-fps.err")
+        XCTAssertEqual(try read("serve-fps.status"), "1", err)
+        XCTAssertTrue(err.contains("plumb serve: error: [camera] fps = 12: camera /dev/video0 cannot give it (12 fps asked for; "
+                                   + "it gives 320x180 at "), err)
+        XCTAssertTrue(err.contains("; set [camera] fps to one of its rates"), err)
+        for rate in ["10", "15", "30"] { XCTAssertTrue(err.contains(" \(rate),") || err.contains(" \(rate) fps"), "\(rate) missing: \(err)") }
+        XCTAssertFalse(err.contains("retrying in the background"), err)
+    }
+
     /// v4l2-ctl streaming from /dev/video0 meanwhile.
     func testANodeAnotherProcessStreamsFromSaysItIsBusy() throws {
         XCTAssertEqual(try read("busy.status"), "1")

@@ -30,6 +30,48 @@ final class KernelVividServeTests: XCTestCase {
         XCTAssertEqual(try status("status-after-fatal.json")["state"] as? String, "running", "reopened after the fatal error")
     }
 
+    /// vivid dropping 30 % of its buffers for 3 s while serving: `/status` counts the frames
+    /// missing (`frames_lost`), and the recording of that stretch keeps real time (its times
+    /// step over them, as ffprobe reads them).
+    func testDroppedBuffersAreCountedInStatusAndTheFileKeepsRealTime() throws {
+        // vivid skips numbers of its own under emulation (its thread runs late): counted too.
+        let before = try status("status-start.json")["frames_lost"] as? Int ?? -1
+        XCTAssertGreaterThanOrEqual(before, 0, "frames_lost while running")
+        let dropped = try status("status-dropped.json")
+        XCTAssertEqual(dropped["state"] as? String, "running")
+        let lost = dropped["frames_lost"] as? Int ?? -1
+        XCTAssertGreaterThan(lost, before + 3, "frames_lost after 3 s of 30 % dropped at 15 fps")
+        let out = try KernelVM.shared.output(of: "vivid-serve-lost")
+        let folder = out.appendingPathComponent("recordings")
+        let first = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mp4") }.sorted().first)
+        let times = try KernelVividRecordTests.packetTimes(folder.appendingPathComponent(first).path)
+        let gaps = KernelVividRecordTests.gaps(times, fps: 15)
+        // That file runs on to the fatal error after /status was read: more gaps than counted then.
+        XCTAssertGreaterThan(gaps, 0, "the first file's times step over the dropped frames")
+        print("serve: frames_lost \(before) at start, \(lost) after the drops; \(gaps) frames missing by the first file's times")
+    }
+
+    /// One RTSP client (gst-launch-1.0 rtspsrc over TCP, which never reconnects by itself)
+    /// connected before the losses stays connected while the camera is away and gets frames
+    /// again once vivid is back, on the same connection.
+    func testAnRTSPClientIsKeptWhileTheCameraIsAwayAndGetsFramesAgain() throws {
+        func count(_ name: String) throws -> (buffers: Int, alive: Bool) {
+            let words = try file("rtsp-\(name).txt").split { $0.isWhitespace }
+            return (Int(words.first ?? "") ?? -1, words.last == "alive")
+        }
+        let before = try count("before"), lost = try count("lost"), back = try count("back"), end = try count("end")
+        let log = try file("rtsp-client.txt")
+        XCTAssertGreaterThan(before.buffers, 0, "frames before the losses:\n\(log.suffix(2000))")
+        XCTAssertTrue(before.alive && lost.alive && back.alive && end.alive, "the client ended:\n\(log.suffix(2000))")
+        XCTAssertGreaterThan(end.buffers, back.buffers, "frames again after the camera came back")
+        XCTAssertEqual(try status("status-lost.json")["rtsp_clients"] as? Int, 1, "connected while the camera is away")
+        XCTAssertEqual(try status("status-back.json")["rtsp_clients"] as? Int, 1, "the same one client after the return")
+        XCTAssertFalse(log.contains("ERROR:"), log.suffix(2000).description)
+        XCTAssertEqual(log.components(separatedBy: "Setting pipeline to PLAYING").count - 1, 1, "one connection")
+        print("rtsp client: \(before.buffers) buffers before the losses, \(lost.buffers) at the disconnect, "
+              + "\(back.buffers) when the camera was back, \(end.buffers) 3 s later")
+    }
+
     /// While the camera is away the daemon holds nothing of it: no descriptor, no mapping,
     /// and the driver can be removed.
     func testNothingOfTheLostDeviceIsHeldSoItsDriverCanBeRemoved() throws {
