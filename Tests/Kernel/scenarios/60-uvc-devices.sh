@@ -27,19 +27,17 @@ for f in $F/terminal/camera/default/bmControls $F/processing/default/bmControls;
 done
 # Linux 6.1 has them read-only: only auto-exposure mode and brightness are advertised.
 echo "0a 00 00" > $F/terminal/camera/default/bmControls 2>> "$OUT/bmcontrols.txt"
-# Streaming: what uvcvideo delivers.
-timeout 20 v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120,pixelformat=MJPG --stream-mmap --stream-count=3 \
+# Streaming: what uvcvideo delivers (nothing: usbip-vudc, like dummy_hcd, fails every
+# isochronous transfer, and f_uvc has no other; dmesg.txt has uvcvideo's words).
+timeout 10 v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120,pixelformat=MJPG --stream-mmap --stream-count=3 \
 	--stream-to="$OUT/stream.mjpeg" > "$OUT/stream.txt" 2>&1
 echo "exit $?" >> "$OUT/stream.txt"
-# 1280x720 at 30 fps: YUYV gives 10 and 5 fps there, MJPEG 30.
+# 1280x720 at 30 fps: YUYV gives 10 and 5 fps there, MJPEG 30; the mode Plumb commits is
+# in gadget.log (the recording itself gets no frame, see above).
 echo '{"mark": "record"}' >> "$OUT/gadget.log"
 timeout 60 "$PLUMB" record --camera "$NODE" --size 1280x720 --fps 30 --seconds 2 --accelerometer fixed:0 --force \
 	-o "$OUT/record.mp4" > "$OUT/record.json" 2> "$OUT/record.err"
 echo "exit $?" >> "$OUT/record.err"
-echo '{"mark": "photo"}' >> "$OUT/gadget.log"
-timeout 60 "$PLUMB" photo --camera "$NODE" --size 160x120 --accelerometer fixed:0 --force \
-	-o "$OUT/photo.jpg" > "$OUT/photo.json" 2> "$OUT/photo.err"
-echo "exit $?" >> "$OUT/photo.err"
 echo '{"mark": "unplug"}' >> "$OUT/gadget.log"
 uvc_unplug
 ls /dev/video* > "$OUT/nodes-unplugged.txt" 2>&1

@@ -60,7 +60,7 @@ uvc_try_dummy_hcd() {
 	modprobe dummy_hcd && modprobe libcomposite && modprobe usb_f_uvc || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
 	wait_until "[ -e /sys/class/udc/dummy_udc.0 ]" 30 || return 1
-	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" setup "$UVC_GADGET" "$uvc_work/jpeg" || return 1
+	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" setup "$UVC_GADGET" || return 1
 	local mark
 	mark=$(wc -l < <(dmesg))
 	echo dummy_udc.0 > "$UVC_GADGET/UDC" 2> "$OUT/dummy_hcd-bind.txt"
@@ -68,7 +68,6 @@ uvc_try_dummy_hcd() {
 	dmesg | tail -n +$((mark + 1)) > "$OUT/dummy_hcd.txt"
 	grep -q . "$UVC_GADGET/UDC" && echo "" > "$UVC_GADGET/UDC"
 	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" remove "$UVC_GADGET"
-	rm -rf "$uvc_work/jpeg"
 	rmmod dummy_hcd
 }
 
@@ -102,7 +101,8 @@ uvc_start() {
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
 	wait_until "[ -e /sys/class/udc/$UVC_UDC ]" 30 || return 1
 	[ -d "$UVC_GADGET" ] && python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" remove "$UVC_GADGET"
-	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" setup "$UVC_GADGET" "$uvc_work/jpeg" || return 1
+	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" setup "$UVC_GADGET" || return 1
+	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" jpegs "$uvc_work/jpeg" || return 1
 	cp -r "$uvc_work/jpeg" "$OUT/jpeg"
 	echo "$UVC_UDC" > "$UVC_GADGET/UDC" || { dmesg | tail -30; return 1; }
 	uvc_program_start || return 1

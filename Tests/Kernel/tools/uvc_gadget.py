@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A USB webcam made of the kernel's UVC gadget function (usb_f_uvc) on dummy_hcd.
 
-    uvc_gadget.py setup GADGET_DIR JPEG_DIR   makes the configfs gadget (formats below)
+    uvc_gadget.py setup GADGET_DIR            makes the configfs gadget (formats below)
+    uvc_gadget.py jpegs JPEG_DIR              makes the camera's MJPEG frames (marked JPEGs)
     uvc_gadget.py run NODE LOG                answers the host's UVC requests on the gadget's
                                               V4L2 output node and streams frames
     uvc_gadget.py remove GADGET_DIR           removes the configfs entries in order
@@ -430,13 +431,14 @@ def main():
     command = sys.argv[1]
     if command == "setup":
         setup(sys.argv[2])
-        make_jpegs(sys.argv[3])
+    elif command == "jpegs":
+        make_jpegs(sys.argv[2])
     elif command == "remove":
         remove(sys.argv[2])
     elif command == "run":
         Gadget(sys.argv[2], sys.argv[3], sys.argv[4]).run()
     else:
-        sys.exit(f"usage: {sys.argv[0]} setup|remove GADGET_DIR | run NODE LOG JPEG_DIR")
+        sys.exit(f"usage: {sys.argv[0]} setup|remove GADGET_DIR | jpegs JPEG_DIR | run NODE LOG JPEG_DIR")
 
 
 if __name__ == "__main__":
