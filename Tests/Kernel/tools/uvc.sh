@@ -1,11 +1,10 @@
 # Sourced by the 60-uvc-*.sh scenarios: a USB webcam made of the UVC gadget function
 # (usb_f_uvc, configfs), seen by the same kernel's uvcvideo. Needs OUT and ROOT.
 # dummy_hcd cannot carry it: its UDC has no isochronous endpoint (dummy_hcd.c has them
-# commented out) and Linux 6.1's f_uvc streams only isochronously, so binding fails with
-# "uvc: Unable to allocate streaming EP" (uvc_try_dummy_hcd records it). The gadget is
+# commented out) and Linux 6.1's f_uvc streams only isochronously, so binding it to
+# dummy_udc.0 fails: dmesg says "uvc: Unable to allocate streaming EP". The gadget is
 # bound to usbip-vudc.0 instead (a virtual UDC exported over USB/IP) and attached over
 # loopback by usbip to vhci_hcd, where uvcvideo takes it as any USB camera.
-# uvc_try_dummy_hcd  binds the gadget to dummy_udc.0 once; dmesg's answer to $OUT/dummy_hcd.txt
 # uvc_start      loads the modules, makes the gadget, binds it to usbip-vudc.0, starts
 #                uvc_gadget.py on the gadget's output node, attaches it, waits for uvcvideo's node
 # uvc_node       prints uvcvideo's capture node (/dev/videoN); fails while there is none
@@ -56,26 +55,11 @@ uvc_gadget_node() {
 	return 1
 }
 
-uvc_try_dummy_hcd() {
-	modprobe dummy_hcd && modprobe libcomposite && modprobe usb_f_uvc || return 1
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
-	wait_until "[ -e /sys/class/udc/dummy_udc.0 ]" 30 || return 1
-	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" setup "$UVC_GADGET" || return 1
-	local mark
-	mark=$(wc -l < <(dmesg))
-	echo dummy_udc.0 > "$UVC_GADGET/UDC" 2> "$OUT/dummy_hcd-bind.txt"
-	echo "exit $?" >> "$OUT/dummy_hcd-bind.txt"
-	dmesg | tail -n +$((mark + 1)) > "$OUT/dummy_hcd.txt"
-	grep -q . "$UVC_GADGET/UDC" && echo "" > "$UVC_GADGET/UDC"
-	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" remove "$UVC_GADGET"
-	rmmod dummy_hcd
-}
-
 # Starts the gadget program on the gadget's node (the node is made anew at each bind).
 uvc_program_start() {
 	wait_until uvc_gadget_node 30 || return 1
 	say "gadget node $(uvc_gadget_node)"
-	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" run "$(uvc_gadget_node)" "$OUT/gadget.log" "$uvc_work/jpeg" \
+	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" run "$(uvc_gadget_node)" "$OUT/gadget.log" "$OUT/jpeg" \
 		>> "$OUT/gadget.out" 2>&1 &
 	uvc_program=$!
 	wait_until 'grep -q "\"ready\"" "$OUT/gadget.log" 2>/dev/null' 30
@@ -102,8 +86,6 @@ uvc_start() {
 	wait_until "[ -e /sys/class/udc/$UVC_UDC ]" 30 || return 1
 	[ -d "$UVC_GADGET" ] && python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" remove "$UVC_GADGET"
 	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" setup "$UVC_GADGET" || return 1
-	python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" jpegs "$uvc_work/jpeg" || return 1
-	cp -r "$uvc_work/jpeg" "$OUT/jpeg"
 	echo "$UVC_UDC" > "$UVC_GADGET/UDC" || { dmesg | tail -30; return 1; }
 	uvc_program_start || return 1
 	usbipd --device > "$OUT/usbipd.txt" 2>&1 &
@@ -134,7 +116,7 @@ uvc_stop() {
 	[ -e "$UVC_GADGET/UDC" ] && [ -n "$(cat "$UVC_GADGET/UDC")" ] && echo "" > "$UVC_GADGET/UDC"
 	[ -d "$UVC_GADGET" ] && python3 "$ROOT/Tests/Kernel/tools/uvc_gadget.py" remove "$UVC_GADGET"
 	local m
-	for m in uvcvideo vhci_hcd usb_f_uvc usbip_vudc usbip_core libcomposite dummy_hcd; do
+	for m in uvcvideo vhci_hcd usb_f_uvc usbip_vudc usbip_core libcomposite; do
 		for _ in $(seq 20); do grep -q "^$m " /proc/modules || break; rmmod "$m" 2>/dev/null && break; sleep 0.5; done
 	done
 	rm -rf "$uvc_work"

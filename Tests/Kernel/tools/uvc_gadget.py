@@ -2,7 +2,6 @@
 """A USB webcam made of the kernel's UVC gadget function (usb_f_uvc) on dummy_hcd.
 
     uvc_gadget.py setup GADGET_DIR            makes the configfs gadget (formats below)
-    uvc_gadget.py jpegs JPEG_DIR              makes the camera's MJPEG frames (marked JPEGs)
     uvc_gadget.py run NODE LOG                answers the host's UVC requests on the gadget's
                                               V4L2 output node and streams frames
     uvc_gadget.py remove GADGET_DIR           removes the configfs entries in order
@@ -101,24 +100,21 @@ def write(path, value):
         f.write(str(value) + "\n")
 
 
-def make_jpegs(jpeg_dir):
-    """The camera's own JPEGs (GStreamer's jpegenc), each with a COM segment naming it, so a
-    still can be proven to be the camera's frame and not a re-encoding."""
-    os.makedirs(jpeg_dir, exist_ok=True)
-    for fmt, frames in FORMATS:
-        if fmt != "MJPEG":
-            continue
-        for w, h, _ in frames:
-            raw = os.path.join(jpeg_dir, f"{w}x{h}.plain.jpg")
-            subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=1", "pattern=smpte", "!",
-                            f"video/x-raw,width={w},height={h}", "!", "jpegenc", "!", "filesink", f"location={raw}"],
-                           check=True)
-            with open(raw, "rb") as f:
-                jpeg = f.read()
-            comment = f"{MARKER} {w}x{h}".encode()
-            with open(os.path.join(jpeg_dir, f"{w}x{h}.jpg"), "wb") as f:
-                f.write(jpeg[:2] + b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment + jpeg[2:])
-            os.unlink(raw)
+def make_jpeg(path, w, h):
+    """The camera's own JPEG for one size (GStreamer's jpegenc), with a COM segment naming
+    it, so a still can be proven to be the camera's frame and not a re-encoding. Made
+    when first streamed: under emulation each takes seconds."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    raw = path + ".plain"
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=1", "pattern=smpte", "!",
+                    f"video/x-raw,width={w},height={h}", "!", "jpegenc", "!", "filesink", f"location={raw}"],
+                   check=True)
+    with open(raw, "rb") as f:
+        jpeg = f.read()
+    comment = f"{MARKER} {w}x{h}".encode()
+    with open(path, "wb") as f:
+        f.write(jpeg[:2] + b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment + jpeg[2:])
+    os.unlink(raw)
 
 
 def setup(gadget):
@@ -195,7 +191,7 @@ class Gadget:
     def __init__(self, node, log_path, jpeg_dir):
         self.fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
         self.log_file = open(log_path, "a", buffering=1)
-        self.jpeg_dir = jpeg_dir
+        self.jpeg_dir = jpeg_dir    # the JPEGs it sends, made per size when first streamed
         self.pending = None          # what the next DATA event is for: ("control", key) or ("probe"|"commit",)
         self.probe = self.default_probe()
         self.commit = dict(self.probe)
@@ -320,7 +316,10 @@ class Gadget:
 
     def frame_bytes(self, fmt, w, h):
         if fmt == "MJPEG":
-            with open(os.path.join(self.jpeg_dir, f"{w}x{h}.jpg"), "rb") as f:
+            path = os.path.join(self.jpeg_dir, f"{w}x{h}.jpg")
+            if not os.path.exists(path):
+                make_jpeg(path, w, h)
+            with open(path, "rb") as f:
                 return f.read()
         # YUYV: grey with a moving white bar, so frames differ.
         row = bytearray(b"\x80\x80" * w)
@@ -431,14 +430,12 @@ def main():
     command = sys.argv[1]
     if command == "setup":
         setup(sys.argv[2])
-    elif command == "jpegs":
-        make_jpegs(sys.argv[2])
     elif command == "remove":
         remove(sys.argv[2])
     elif command == "run":
         Gadget(sys.argv[2], sys.argv[3], sys.argv[4]).run()
     else:
-        sys.exit(f"usage: {sys.argv[0]} setup|remove GADGET_DIR | jpegs JPEG_DIR | run NODE LOG JPEG_DIR")
+        sys.exit(f"usage: {sys.argv[0]} setup|remove GADGET_DIR | run NODE LOG JPEG_DIR")
 
 
 if __name__ == "__main__":
