@@ -95,9 +95,10 @@ uvc_start() {
 }
 
 # The camera unplugged: the UDC unbound (the gadget's node goes, and the USB/IP link).
+# The program first: after a streaming attempt f_uvc's unbind waits on the node it holds.
 uvc_unplug() {
-	echo "" > "$UVC_GADGET/UDC"
 	uvc_program_stop
+	echo "" > "$UVC_GADGET/UDC"
 	wait_until '! uvc_node > /dev/null' 30
 }
 

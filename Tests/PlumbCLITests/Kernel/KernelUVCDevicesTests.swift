@@ -113,9 +113,10 @@ final class KernelUVCDevicesTests: XCTestCase {
         XCTAssertEqual(commit["interval"] as? Int, 333_333, "30 fps")
     }
 
-    /// Unplugged (the UDC unbound) and plugged back: the camera comes back, its
-    /// /dev/v4l/by-id link (made by the VM's udev) points at its node, and Plumb lists it.
-    func testTheCameraComesBackAfterReplugWithItsByIdLink() throws {
+    /// Unplugged (the UDC unbound) and plugged back while its old node was still held: the
+    /// camera comes back under another node, its /dev/v4l/by-id link (made by the VM's udev)
+    /// points there, and Plumb lists it there.
+    func testTheCameraComesBackAfterReplugUnderAnotherNodeWithItsByIdLink() throws {
         let link = "usb-Plumb_Tests_Plumb_UVC_Gadget_PLUMB0001-video-index0"
         let node = try file("node.txt").trimmingCharacters(in: .whitespacesAndNewlines)
         let back = try file("node-back.txt").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -125,5 +126,6 @@ final class KernelUVCDevicesTests: XCTestCase {
         XCTAssertTrue(byId.contains("\(link) -> ../../\(node.dropFirst(5))"), byId)
         XCTAssertTrue(byIdBack.contains("\(link) -> ../../\(back.dropFirst(5))"), byIdBack)
         XCTAssertTrue(devicesBack.contains("Plumb UVC Gadget: UVC Camera  \(back)"), devicesBack)
+        XCTAssertNotEqual(back, node, "the old node was held: the camera must come back under another")
     }
 }
