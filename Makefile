@@ -28,7 +28,7 @@ DEB_PACKAGES = \
 	gpsd gpsd-clients faketime make \
 	gstreamer1.0-nice python3-venv chromium chromium-driver qrencode zint \
 	python3-matplotlib \
-	qemu-system-x86 linux-image-amd64 busybox-static v4l-utils iio-sensor-proxy udev kmod
+	qemu-system-x86 linux-image-amd64 busybox-static v4l-utils iio-sensor-proxy udev kmod usbip
 
 .PHONY: all deps build test test-kernel test-venv test-trixie run bench install uninstall clean
 
