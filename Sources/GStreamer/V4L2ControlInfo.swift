@@ -91,5 +91,9 @@ public struct V4L2ControlInfo: Sendable, Equatable {
     }
 
     /// Whether it holds a value one can read (class headings and write-only buttons do not).
-    public var isReadable: Bool { kind != .controlClass && !flags.contains(.writeOnly) && kind != .button }
+    /// Compound types (areas, arrays, codec parameters) are left out: they need their own buffers.
+    public var isReadable: Bool {
+        if case .other = kind { return false }
+        return kind != .controlClass && !flags.contains(.writeOnly) && kind != .button
+    }
 }

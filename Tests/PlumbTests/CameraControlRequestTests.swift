@@ -130,4 +130,17 @@ final class CameraControlRequestTests: XCTestCase {
         manual.values[CameraControlID.exposureAuto] = .integer(1)
         XCTAssertFalse(CameraControlLock(controls: manual.controls, values: manual.values).freeze.contains { $0.0.id == CameraControlID.exposureAuto })
     }
+
+    /// vivid's listing as recorded in the kernel VM (Debian's kernel): every control type.
+    func testTheRecordedVividListing() throws {
+        let vivid = try Self.listing("vivid")
+        let kinds = Set(vivid.controls.map(\.kind.word))
+        XCTAssertTrue(kinds.isSuperset(of: ["int", "int64", "bool", "menu", "intmenu", "button", "str", "bitmask"]), "\(kinds)")
+        XCTAssertEqual(try error(["gain=20"], vivid), "gain cannot be set: inactive while gain is auto: set gain=manual first")
+        XCTAssertEqual(try resolve(["gain=manual", "gain=20"], vivid).map(\.1), [.integer(0), .integer(20)])
+        XCTAssertEqual(try error(["exposure=manual"], vivid), "this camera has no exposure control (exposure_auto / auto_exposure)")
+        XCTAssertEqual(try resolve(["horizontal-flip=on", "menu=Menu Item 4"], vivid).map(\.1), [.integer(1), .integer(4)])
+        XCTAssertEqual(try error(["menu=2"], vivid),
+                       "menu=2 is refused: accepted one of menu-item-1 (1), menu-item-3 (3), menu-item-4 (4)")
+    }
 }
