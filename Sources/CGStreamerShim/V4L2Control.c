@@ -1,4 +1,5 @@
 #include "CGStreamerShim.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/videodev2.h>
 #include <sys/ioctl.h>
@@ -25,3 +26,16 @@ int plumb_v4l2_is_video_capture(int fd) {
   guint32 caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
   return (caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE)) != 0;
 }
+
+int plumb_ioctl(int fd, unsigned long request, void *arg) {
+  int result;
+  do result = ioctl(fd, request, arg);
+  while (result != 0 && errno == EINTR);
+  return result == 0 ? 0 : -errno;
+}
+
+const unsigned long plumb_vidioc_query_ext_ctrl = VIDIOC_QUERY_EXT_CTRL;
+const unsigned long plumb_vidioc_querymenu = VIDIOC_QUERYMENU;
+const unsigned long plumb_vidioc_g_ext_ctrls = VIDIOC_G_EXT_CTRLS;
+const unsigned long plumb_vidioc_try_ext_ctrls = VIDIOC_TRY_EXT_CTRLS;
+const unsigned long plumb_vidioc_s_ext_ctrls = VIDIOC_S_EXT_CTRLS;

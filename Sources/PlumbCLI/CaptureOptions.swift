@@ -9,6 +9,8 @@ struct CaptureOptions {
     var size: VideoSize
     /// `--zoom F`: the digital zoom from the first frame (1 to 8).
     var zoom: Double?
+    /// `--control NAME=VALUE` (repeatable): set on the camera once it is open.
+    var controls: CameraControlRequest?
 
     static let defaultSize = VideoSize(width: 1280, height: 720)
 
@@ -25,6 +27,11 @@ struct CaptureOptions {
                            the nearest it has, and the facts say what was used
           --zoom F         digital zoom, 1 to 8 (default 1): the centre of the picture, cropped
                            and scaled back to the frame size
+          --control NAME=VALUE
+                           set a camera control once the camera is open (repeatable; all
+                           are checked first and set together or not at all): a plain name
+                           (exposure=manual, exposure-time=0.01, focus=manual, torch=on ...)
+                           or the driver's name as `plumb controls` lists it; V4L2 cameras only
         """
 
     static func parse(_ arguments: inout Arguments) throws(UsageError) -> CaptureOptions {
@@ -38,11 +45,20 @@ struct CaptureOptions {
             }
             return f
         }
-        return CaptureOptions(camera: camera, size: size, zoom: zoom)
+        let items = try arguments.options("--control")
+        var controls: CameraControlRequest?
+        if !items.isEmpty {
+            do { controls = try CameraControlRequest(parsing: items) } catch { throw UsageError("--control: \(error)") }
+        }
+        return CaptureOptions(camera: camera, size: size, zoom: zoom, controls: controls)
     }
 
-    /// Applies `--zoom` to a session just opened and waits until frames carry it.
+    /// Applies `--control` and `--zoom` to a session just opened (the driver takes controls
+    /// while streaming) and waits until frames carry the zoom.
     func applyZoom(to session: CaptureSession) async throws {
+        if let controls, case .device(let device) = session.camera {
+            try CameraControls(path: device.path).apply(controls)
+        }
         guard let zoom, zoom != 1 else { return }
         try await session.setZoom(zoom)
         try await session.waitForFrames(2)
@@ -50,11 +66,31 @@ struct CaptureOptions {
 
     /// The camera to open. Throws `CameraError` (unknown name) or `UsageError` (none connected).
     func source() throws -> CameraSource {
-        if let camera { return try CameraSource.resolve(camera) }
-        guard let first = CameraDevice.all().first else {
-            throw UsageError("no camera found (`plumb devices` lists none); give --camera PATH or NAME, or --camera test for the test pattern")
+        let source: CameraSource
+        if let camera {
+            source = try CameraSource.resolve(camera)
+        } else {
+            guard let first = CameraDevice.all().first else {
+                throw UsageError("no camera found (`plumb devices` lists none); give --camera PATH or NAME, or --camera test for the test pattern")
+            }
+            source = .device(first)
         }
-        return .device(first)
+        try checkControls(for: source)
+        return source
+    }
+
+    /// `--control` checked against the camera's controls before it is opened, so a wrong
+    /// name or value opens nothing (exit 2).
+    private func checkControls(for source: CameraSource) throws(UsageError) {
+        guard let controls else { return }
+        guard case .device(let device) = source else {
+            throw UsageError("--control: \(CameraControlError.noControls(camera: source.identifier))")
+        }
+        do {
+            _ = try controls.resolve(against: try CameraControls(path: device.path).controls)
+        } catch {
+            throw UsageError("--control: \(error)")
+        }
     }
 
     static func parseSize(_ text: String) throws(UsageError) -> VideoSize {

@@ -11,7 +11,7 @@ enum PhotoCommand: Command {
     static let summary = "take one photo (JPEG with EXIF) and print its facts as JSON"
     static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
-        Usage: plumb photo [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F]
+        Usage: plumb photo [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F] [--control NAME=VALUE]...
                            [--settle MS | --settle-frames N] [--quality Q]
                            [--location gpsd[:HOST:PORT]|fixed:LAT,LON[,ALT]|off] [--max-fix-age S] [--gps LAT,LON[,ALT]]
                            [--accelerometer SPEC] [--mount ANGLE] [--facing back|front]

@@ -12,7 +12,7 @@ enum RecordCommand: Command {
     static let summary = "record N seconds to an MP4 (H.264/H.265) and print its facts as JSON"
     static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
-        Usage: plumb record --seconds N [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F]
+        Usage: plumb record --seconds N [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F] [--control NAME=VALUE]...
                             [--fps N] [--codec h264|h265] [--encoder auto|NAME] [--accelerometer SPEC] [--mount ANGLE]
                             [--facing back|front] [--hysteresis DEG] [--debounce MS]
                             [--split-on-rotation] [--burn-in]

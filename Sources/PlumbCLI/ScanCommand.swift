@@ -11,7 +11,7 @@ enum ScanCommand: Command {
     static let summary = "read barcodes and QR codes from the camera, one JSON line per detection"
     static var watchedSignals: [Int32] { Interrupt.signals }
     static let help = """
-        Usage: plumb scan [--camera NAME|PATH|test|image:FILE] [--size WxH] [--zoom F] [--types LIST]
+        Usage: plumb scan [--camera NAME|PATH|test|image:FILE] [--size WxH] [--zoom F] [--types LIST] [--control NAME=VALUE]...
                           [--region X,Y,W,H] [--rate N] [--forget S] [--once] [--seconds N]
                           [--accelerometer SPEC] [--mount ANGLE] [--facing back|front]
                           [--hysteresis DEG] [--debounce MS]

@@ -3,6 +3,7 @@
 // importer learns to handle the construct, the entry can go.
 #pragma once
 #include <gst/gst.h>
+#include <linux/videodev2.h>
 
 // --- GType fundamentals ---------------------------------------------------
 // G_TYPE_BOOLEAN and friends are macro expressions (G_TYPE_MAKE_FUNDAMENTAL);
@@ -81,6 +82,16 @@ int plumb_tcp_send_queue(int fd, guint64 *acked, guint32 *queued);
 /// when the device has it enabled, 0 when not, -1 when the device cannot be opened.
 int plumb_v4l2_query_control(const char *device, guint32 id, gint32 *minimum, gint32 *maximum,
                              gint32 *step, gint32 *fallback);
+/// ioctl on `fd` (variadic in C, so Swift cannot call it): 0, or -errno on failure
+/// (errno itself is not reliably readable from Swift after the call returns).
+int plumb_ioctl(int fd, unsigned long request, void *arg);
+/// The control requests of <linux/videodev2.h>: _IOWR expressions the importer drops.
+/// Their argument structs (v4l2_query_ext_ctrl, v4l2_querymenu, v4l2_ext_controls) import.
+extern const unsigned long plumb_vidioc_query_ext_ctrl;
+extern const unsigned long plumb_vidioc_querymenu;
+extern const unsigned long plumb_vidioc_g_ext_ctrls;
+extern const unsigned long plumb_vidioc_try_ext_ctrls;
+extern const unsigned long plumb_vidioc_s_ext_ctrls;
 /// VIDIOC_QUERYCAP on an open node: 1 when it captures video (single- or multi-planar),
 /// 0 when not or when it is no V4L2 device at all (/dev/null, /dev/zero: the ioctl fails).
 int plumb_v4l2_is_video_capture(int fd);

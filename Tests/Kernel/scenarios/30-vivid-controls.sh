@@ -1,0 +1,76 @@
+# Camera controls on vivid: plumb controls next to v4l2-ctl's listing, each type set with
+# --control and read back by v4l2-ctl, brightness in the pixels, refusals, and a control
+# set on record read back by v4l2-ctl while it records. The host makes the assertions.
+source "$ROOT/Tests/Kernel/tools/vivid.sh"
+set -x
+vivid_load || exit 1
+v4l2-ctl -d /dev/video0 --list-ctrls-menus > "$OUT/v4l2-ctrls.txt"
+"$PLUMB" controls --camera /dev/video0 --json > "$OUT/controls.json"
+"$PLUMB" controls --camera /dev/video0 > "$OUT/controls.txt"
+# One new value per type, chosen from v4l2-ctl's listing; expected.txt holds name=driver value.
+python3 - "$OUT/v4l2-ctrls.txt" > "$OUT/choices.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+ctrls = {}
+for i, line in enumerate(lines):
+    m = re.match(r'\s*(\S+) 0x([0-9a-f]+) \((\w+)\)\s*:(.*)', line)
+    if not m: continue
+    name, kind, rest = m.group(1), m.group(3), m.group(4)
+    f = dict(re.findall(r'(\w+)=(-?\w+)', rest))
+    menu = []
+    for entry in lines[i + 1:]:
+        e = re.match(r'\t+(\d+): (.*)', entry)
+        if not e: break
+        menu.append((int(e.group(1)), e.group(2)))
+    ctrls[name] = (kind, f, menu)
+out = []
+for name, (kind, f, menu) in ctrls.items():
+    if name not in ("boolean", "integer_32_bits", "integer_64_bits", "menu", "string", "bitmask", "integer_menu", "button"): continue
+    cur = f.get("value")
+    if kind == "int" or kind == "int64":
+        v = f["min"] if cur != f["min"] else f["max"]
+        out.append((name, v, v))
+    elif kind == "bool":
+        v = "0" if cur == "1" else "1"; out.append((name, v, v))
+    elif kind == "menu":
+        idx = [i for i, _ in menu if str(i) != cur][0]; out.append((name, str(idx), str(idx)))
+    elif kind == "intmenu":
+        idx, text = [(i, t) for i, t in menu if str(i) != cur][0]; out.append((name, text.split()[0], str(idx)))
+    elif kind == "str":
+        v = "ab"; out.append((name, v, v))
+    elif kind == "bitmask":
+        v = "0x0" if int(cur, 16) != 0 else f["max"]; out.append((name, v, str(int(v, 16))))
+    elif kind == "button":
+        out.append((name, "press", ""))
+for name, given, expected in out: print(name, given, expected)
+PY
+args=()
+while read -r name given expected; do args+=(--control "$name=$given"); done < "$OUT/choices.txt"
+# The same photo is the dark one of the brightness pair (fewer camera openings under emulation).
+retry_first_frame "$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force "${args[@]}" \
+	--control brightness=20 -o "$OUT/dark.jpg" > "$OUT/types.json"
+echo $? > "$OUT/types.status"
+while read -r name given expected; do
+	[ "$name" = button ] && continue
+	echo "$name $(v4l2-ctl -d /dev/video0 --get-ctrl="$name" | sed 's/^[^:]*: //')"
+done < "$OUT/choices.txt" > "$OUT/readback.txt"
+# Brightness in the pixels: the same picture dark and bright.
+retry_first_frame "$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control brightness=230 -o "$OUT/bright.jpg" > /dev/null
+v4l2-ctl -d /dev/video0 --get-ctrl=brightness > "$OUT/brightness-after.txt"
+# Refusals: nothing opened, exit 2, the accepted values named.
+"$PLUMB" photo --camera /dev/video0 --force --control brightness=999 -o "$OUT/no1.jpg" 2> "$OUT/range.err"; echo $? > "$OUT/range.status"
+"$PLUMB" photo --camera /dev/video0 --force --control no_such_control=1 -o "$OUT/no2.jpg" 2> "$OUT/unknown.err"; echo $? > "$OUT/unknown.status"
+"$PLUMB" photo --camera /dev/video0 --force --control menu=no-such-item -o "$OUT/no3.jpg" 2> "$OUT/menu.err"; echo $? > "$OUT/menu.status"
+# A control given to record, read back by v4l2-ctl while it records.
+v4l2-ctl -d /dev/video0 --set-ctrl=contrast=128
+"$PLUMB" record --camera /dev/video0 --size 640x360 --seconds 2 --accelerometer fixed:0 --force --control contrast=200 \
+	-o "$OUT/record.mp4" > "$OUT/record.json" 2> "$OUT/record.err" &
+rec=$!
+for _ in $(seq 60); do
+	kill -0 $rec 2>/dev/null || break
+	v4l2-ctl -d /dev/video0 --get-ctrl=contrast >> "$OUT/contrast-during.txt"
+	sleep 0.25
+done
+wait $rec; echo $? > "$OUT/record.status"
+vivid_unload
+exit 0
