@@ -47,7 +47,7 @@ PY
 args=()
 while read -r name given expected; do args+=(--control "$name=$given"); done < "$OUT/choices.txt"
 # The same photo is the dark one of the brightness pair (fewer camera openings under emulation).
-retry_first_frame "$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force "${args[@]}" \
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force "${args[@]}" \
 	--control brightness=20 -o "$OUT/dark.jpg" > "$OUT/types.json"
 echo $? > "$OUT/types.status"
 while read -r name given expected; do
@@ -55,7 +55,7 @@ while read -r name given expected; do
 	echo "$name $(v4l2-ctl -d /dev/video0 --get-ctrl="$name" | sed 's/^[^:]*: //')"
 done < "$OUT/choices.txt" > "$OUT/readback.txt"
 # Brightness in the pixels: the same picture dark and bright.
-retry_first_frame "$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control brightness=230 -o "$OUT/bright.jpg" > /dev/null
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control brightness=230 -o "$OUT/bright.jpg" > /dev/null
 v4l2-ctl -d /dev/video0 --get-ctrl=brightness > "$OUT/brightness-after.txt"
 # Refusals: nothing opened, exit 2, the accepted values named.
 "$PLUMB" photo --camera /dev/video0 --force --control brightness=999 -o "$OUT/no1.jpg" 2> "$OUT/range.err"; echo $? > "$OUT/range.status"
