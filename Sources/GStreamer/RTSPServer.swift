@@ -31,6 +31,9 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
     /// The listening socket, closed by `stop` itself: the source's last reference may be
     /// dropped a moment later on the context's thread, and the port must be free at once.
     var listener: UnsafeMutablePointer<GSocket>?
+    /// Where the server's sources are dispatched (after `start`): `stop` closes the
+    /// clients there, never beside a watch reading their connections.
+    var context: MainContext?
     var boundPort = 0
     /// The clients connected now (from "client-connected" to "closed").
     var clients = Set<UnsafeMutableRawPointer>()
@@ -180,6 +183,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
         lock.withLock {
             source = s
             listener = socket
+            self.context = context
             boundPort = bound
         }
         scheduleStallCheck(on: context)
@@ -203,10 +207,33 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
             stallTimer?.cancel()
             stallTimer = nil
         }
-        // A filter that removes every client: each is closed and dropped. The socket is shut
-        // down first: closing the connection only drops its reference to the GSocket, and
-        // while anything else still holds one (a watch, the media's TCP sender) the
-        // descriptor stays open and the consumer sees no end.
+        // On the context's thread: closed from another one, a client's connection lost its
+        // streams while its watch was reading them there (GIO's criticals, by the ten
+        // thousand, and a consumer never told). Here when nobody iterates the context (GLib
+        // runs the call at once then), or when it is not iterated within 5 s.
+        if let context = lock.withLock({ context }) {
+            let done = DispatchSemaphore(value: 0)
+            context.invoke { [self] in
+                closeEveryClient()
+                done.signal()
+            }
+            if done.wait(timeout: .now() + 5) == .timedOut { closeEveryClient() }
+        } else {
+            closeEveryClient()
+        }
+        g_source_destroy(s)
+        g_source_unref(s)
+        if let socket {
+            _ = g_socket_close(socket, nil)
+            g_object_unref(socket)
+        }
+    }
+
+    /// A filter that removes every client: each is closed and dropped. The socket is shut
+    /// down first: closing the connection only drops its reference to the GSocket, and
+    /// while anything else still holds one (a watch, the media's TCP sender) the
+    /// descriptor stays open and the consumer sees no end.
+    private func closeEveryClient() {
         _ = gst_rtsp_server_client_filter(server, { _, client, _ in
             if let client, let connection = gst_rtsp_client_get_connection(client),
                let socket = gst_rtsp_connection_get_read_socket(connection), g_socket_is_closed(socket) == 0 {
@@ -214,11 +241,5 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
             }
             return GST_RTSP_FILTER_REMOVE
         }, nil)
-        g_source_destroy(s)
-        g_source_unref(s)
-        if let socket {
-            _ = g_socket_close(socket, nil)
-            g_object_unref(socket)
-        }
     }
 }
