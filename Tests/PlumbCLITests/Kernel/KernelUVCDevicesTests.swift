@@ -65,19 +65,8 @@ final class KernelUVCDevicesTests: XCTestCase {
     }
 
     func testTheJSONHasTheUSBCameraWithEachFormatAndSizeOnce() throws {
-        struct Camera: Decodable {
-            var name: String
-            var path: String?
-            var formats: [Format]
-        }
-        struct Format: Decodable {
-            var media_type: String
-            var format: String?
-            var size: String
-            var framerates: [String]
-        }
         let node = try file("node.txt").trimmingCharacters(in: .whitespacesAndNewlines)
-        let cameras = try JSONDecoder().decode([Camera].self, from: Data(try file("devices.json").utf8))
+        let cameras = try JSONDecoder().decode([ListedCamera].self, from: Data(try file("devices.json").utf8))
         let camera = try XCTUnwrap(cameras.first { $0.path == node }, "no \(node) in \(cameras.map(\.path))")
         let keys = camera.formats.map { "\($0.media_type) \($0.format ?? "-") \($0.size)" }
         XCTAssertEqual(keys.count, Set(keys).count, "repeated: \(keys)")

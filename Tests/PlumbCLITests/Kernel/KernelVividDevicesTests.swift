@@ -64,18 +64,7 @@ final class KernelVividDevicesTests: XCTestCase {
 
     func testTheJSONHasEachFormatAndSizeOnce() throws {
         let out = try KernelVM.shared.output(of: "vivid-devices")
-        struct Camera: Decodable {
-            var name: String
-            var path: String?
-            var formats: [Format]
-        }
-        struct Format: Decodable {
-            var media_type: String
-            var format: String?
-            var size: String
-            var framerates: [String]
-        }
-        let cameras = try JSONDecoder().decode([Camera].self, from: Data(contentsOf: out.appendingPathComponent("devices.json")))
+        let cameras = try JSONDecoder().decode([ListedCamera].self, from: Data(contentsOf: out.appendingPathComponent("devices.json")))
         let vivid = try XCTUnwrap(cameras.first { $0.path == "/dev/video0" }, "no /dev/video0 in \(cameras.map(\.path))")
         let keys = vivid.formats.map { "\($0.media_type) \($0.format ?? "-") \($0.size)" }
         XCTAssertEqual(keys.count, Set(keys).count, "repeated: \(Dictionary(grouping: keys) { $0 }.filter { $0.value.count > 1 }.keys.sorted())")
