@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Plumb
+import PlumbDescription
 
 /// `plumb check FILE [-D k=v]...`
 enum CheckCommand: Command {

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Plumb
+import PlumbDescription
 
 /// `plumb run FILE [-D k=v]... [--duration SECONDS]`
 enum RunCommand: Command {

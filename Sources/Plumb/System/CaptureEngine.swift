@@ -1,4 +1,5 @@
 import GStreamer
+import PlumbDescription
 
 /// The engine as a whole, for what a program does once before using any part of it.
 public enum CaptureEngine {
