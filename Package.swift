@@ -7,7 +7,7 @@ let package = Package(
         .executable(name: "plumb", targets: ["PlumbCLI"]),
         // Measurements for `make bench` (bench/*.sh): too machine-dependent for tests.
         .executable(name: "plumb-bench", targets: ["PlumbBench"]),
-        .library(name: "Plumb", targets: ["Plumb", "PlumbRotation"]),
+        .library(name: "Plumb", targets: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription"]),
     ],
     targets: [
         // GLib, GObject and GIO: the C side of the GLib module (main contexts, key files, D-Bus).
@@ -52,14 +52,22 @@ let package = Package(
         // Plumb itself.
         // Rotation: angles, gravity samples, the coordinator, the observer, accelerometers. No GStreamer.
         .target(name: "PlumbRotation", dependencies: ["GLib"]),
-        // The engine: capture session, outputs, preview, media files, description files, runner.
-        .target(name: "Plumb", dependencies: ["PlumbRotation", "GStreamer", "GLib", "ZBar"]),
+        // Location: the gpsd client, fixes, GeoLocation, the kernel's wall clock state. No GStreamer.
+        .target(name: "PlumbLocation"),
+        // Media: MP4 and JPEG/EXIF readers and writers (orientation, location), crash repair. No GStreamer.
+        .target(name: "PlumbMedia", dependencies: ["PlumbRotation", "PlumbLocation"]),
+        // Description files: parsed, checked, built into pipelines, run. GStreamer, not the engine.
+        .target(name: "PlumbDescription", dependencies: ["GStreamer", "GLib"]),
+        // The engine: capture session, outputs, preview, thumbnails, the MP4 header probes.
+        .target(name: "Plumb",
+                dependencies: ["PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription", "GStreamer", "GLib", "ZBar"]),
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
         // It sees the engine's types and errors only: no GStreamer (LayerTests).
-        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GLib"]),
-        // The `plumb` executable: arguments, commands, signals.
+        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib"]),
+        // The `plumb` executable: arguments, commands, signals. No GStreamer or GLib of its own (LayerTests).
         .executableTarget(name: "PlumbCLI",
-                          dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"]),
+                          dependencies: ["PlumbService", "Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
+                                         "CPlumbCLIShim"]),
         .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"]),
 
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
@@ -68,13 +76,19 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "GLib", "PlumbTestSupport"]),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GLib", "PlumbTestSupport"]),
         .testTarget(name: "PlumbRotationTests", dependencies: ["PlumbRotation", "GLib", "CGio", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbLocationTests", dependencies: ["PlumbLocation", "PlumbTestSupport"]),
+        .testTarget(name: "PlumbMediaTests", dependencies: ["PlumbMedia", "PlumbLocation", "PlumbRotation", "PlumbTestSupport"]),
         // Test-only stand-ins for hardware elements (v4l2h264enc, vah264enc ...): the GType
         // registration of a GstBin subclass, registered in the test process only.
         .target(name: "CStandIns", dependencies: ["CGStreamer"], path: "Tests/CStandIns"),
+        .testTarget(name: "PlumbDescriptionTests",
+                    dependencies: ["PlumbDescription", "GStreamer", "GLib", "PlumbTestSupport", "CStandIns"]),
         .testTarget(name: "PlumbTests",
-                    dependencies: ["Plumb", "PlumbRotation", "GStreamer", "GLib", "PlumbTestSupport", "CStandIns"]),
+                    dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription", "GStreamer", "GLib",
+                                   "PlumbTestSupport", "CStandIns"]),
         .testTarget(name: "PlumbServiceTests",
-                    dependencies: ["PlumbService", "Plumb", "PlumbRotation", "Soup", "GStreamer", "GLib", "PlumbTestSupport"]),
+                    dependencies: ["PlumbService", "Plumb", "PlumbRotation", "PlumbLocation", "Soup", "GStreamer", "GLib",
+                                   "PlumbTestSupport"]),
         // Runs the built `plumb` binary, as a user would.
         // GStreamer for the RECORD server `plumb serve` publishes to in its tests.
         .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport", "GStreamer", "GLib"]),

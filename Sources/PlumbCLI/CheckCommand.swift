@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import Plumb
+import PlumbDescription
 
 /// `plumb check FILE [-D k=v]...`
 enum CheckCommand: Command {
@@ -33,7 +33,7 @@ enum CheckCommand: Command {
             let description = try PipelineDescription.load(file)
             let resolved = try description.resolve(defines)
             // Before the capture: a registry scan runs a helper process, which would inherit it.
-            _ = try? Gst.initialize()
+            _ = try? CaptureEngine.initialize()
             // Elements open devices and displays at READY, and the libraries under them print
             // what they think of it; that is a warning here, never an "error:" of the check.
             let (outcome, printed) = StandardErrorCapture.capture {

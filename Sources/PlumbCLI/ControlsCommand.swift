@@ -1,5 +1,4 @@
 import Foundation
-import GStreamer
 import Plumb
 
 /// `plumb controls [--camera ...] [--json]`
@@ -74,7 +73,7 @@ enum ControlsCommand: Command {
     }
 
     /// v4l2-ctl's line, e.g. `brightness 0x00980900 (int)    : min=0 max=255 step=1 default=128 value=128`.
-    static func line(_ control: V4L2ControlInfo, _ value: V4L2ControlValue?) -> String {
+    static func line(_ control: CameraControlInfo, _ value: CameraControlValue?) -> String {
         let id = "0x" + String(repeating: "0", count: max(0, 8 - String(control.id, radix: 16).count)) + String(control.id, radix: 16)
         let type = "(\(control.kind.word))"
         var text = String(repeating: " ", count: max(0, 31 - control.name.count)) + control.name + " \(id) "
@@ -127,7 +126,7 @@ enum ControlsCommand: Command {
             case plainName = "plain_name", defaultValue = "default"
         }
 
-        init(_ control: V4L2ControlInfo, _ value: V4L2ControlValue?) {
+        init(_ control: CameraControlInfo, _ value: CameraControlValue?) {
             name = control.name
             label = control.label
             plainName = CameraControlID.plainNames[control.id]
@@ -145,8 +144,8 @@ enum ControlsCommand: Command {
 
     /// A value as JSON: a number, or a string for string controls.
     struct ValueField: Encodable {
-        var value: V4L2ControlValue
-        init(_ value: V4L2ControlValue) { self.value = value }
+        var value: CameraControlValue
+        init(_ value: CameraControlValue) { self.value = value }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch value {

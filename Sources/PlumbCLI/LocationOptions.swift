@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbLocation
 
 /// `--location SOURCE`, `--gps LAT,LON[,ALT]` (the older spelling of `--location fixed:...`)
 /// and `--max-fix-age SECONDS`, shared by `plumb photo` and `plumb record`.

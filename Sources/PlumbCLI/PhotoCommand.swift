@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbLocation
 import PlumbRotation
 
 /// `plumb photo [-o FILE] [--camera ...] [--size WxH] [--settle MS | --settle-frames N] [--quality Q] [--location ...]`

@@ -1,5 +1,5 @@
 import Foundation
-import GStreamer
+import Plumb
 
 @main
 enum PlumbMain {
@@ -45,7 +45,7 @@ enum PlumbMain {
             exit(0)
         }
         if first == "--version" {
-            say("plumb \(version) (\(Gst.versionString))")
+            say("plumb \(version) (\(CaptureEngine.gstreamerVersion))")
             exit(0)
         }
         guard let command = commands.first(where: { $0.name == first }) else {

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbLocation
 import PlumbRotation
 import Synchronization
 

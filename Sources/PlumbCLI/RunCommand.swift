@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import Plumb
+import PlumbDescription
 
 /// `plumb run FILE [-D k=v]... [--duration SECONDS]`
 enum RunCommand: Command {
@@ -36,10 +36,10 @@ enum RunCommand: Command {
         let file = try arguments.positional("pipeline FILE")
         try arguments.finish()
 
-        let pipeline: Pipeline
+        let runner: PipelineRunner
         do {
             let description = try PipelineDescription.load(file)
-            pipeline = try PipelineLoader.build(description.resolve(defines))
+            runner = PipelineRunner(pipeline: try PipelineLoader.build(description.resolve(defines)))
         } catch {
             FileHandle.standardError.write("\(error)\n")
             return .usage
@@ -47,7 +47,7 @@ enum RunCommand: Command {
         var rotator: RoleRotator?
         do {
             if let observer = try rotation.makeObserver(fallback: { FileHandle.standardError.write("plumb run: warning: \($0)\n") }) {
-                let r = try RoleRotator(pipeline: pipeline, observer: observer)
+                let r = try RoleRotator(pipeline: runner.pipeline, observer: observer)
                 if r.isEmpty {
                     FileHandle.standardError.write("warning: \(file) has no preview_flip or rec_mux element: "
                         + "the rotation has nothing to turn\n")
@@ -63,7 +63,6 @@ enum RunCommand: Command {
             return .usage
         }
         defer { rotator?.stop() }
-        let runner = PipelineRunner(pipeline: pipeline)
         let signals = SignalWatch(watchedSignals) { signal in
             runner.stop(reason: signal == SIGINT ? "SIGINT" : "SIGTERM")
         }

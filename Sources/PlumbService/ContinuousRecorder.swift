@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbLocation
 
 /// The recording of `plumb serve`: started through the API or at start-up
 /// (`[recording] continuous`), cut into files of `[recording] segment-seconds` each

@@ -1,6 +1,8 @@
 import Foundation
 import Soup
 import Plumb
+import PlumbLocation
+import PlumbMedia
 
 /// What the control API needs from the running capture session. `plumb serve`
 /// implements it on its `CaptureSession`; every method may throw an `APIError`

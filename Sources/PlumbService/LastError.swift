@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Plumb
+import PlumbLocation
 
 /// The last error `plumb serve` reported (an `error` event: a recording that stopped by
 /// itself, the camera lost, a still not saved) and when, for `GET /status`: a monitor that

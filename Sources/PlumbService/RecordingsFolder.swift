@@ -1,6 +1,7 @@
 import Foundation
 import Soup
 import Plumb
+import PlumbMedia
 
 /// The one folder `plumb serve` writes recordings and stills into, and the only
 /// one `GET /recordings` serves from.

@@ -1,5 +1,6 @@
 import Synchronization
 import Plumb
+import PlumbMedia
 
 /// What the start-up repair did to the recordings a crash left (the files it changed or
 /// could not): written once by the daemon's start, read by every `GET /status`.

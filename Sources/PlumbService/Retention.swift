@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 import Plumb
+import PlumbLocation
+import PlumbMedia
 
 /// Keeps the recordings folder within `[recording] max-bytes`, `min-free-bytes` and
 /// `max-age`: lists the folder, lets `RetentionPolicy` choose, deletes. `plumb serve` runs a

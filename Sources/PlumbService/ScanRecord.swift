@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbLocation
 
 /// A detection as `barcode` events and `GET /scans` give it.
 public struct ScanRecord: Sendable, Codable, Equatable {

@@ -1,4 +1,5 @@
 import Plumb
+import PlumbLocation
 
 extension ServeConfig {
     /// `[location]`: where stills, clips and recordings get their GPS.

@@ -3,6 +3,8 @@ import Soup
 import GLib
 import PlumbRotation
 import Plumb
+import PlumbLocation
+import PlumbMedia
 
 /// `plumb serve`: one process that owns the camera and serves everyone from it.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Plumb
+import PlumbLocation
 
 /// The control API's backend in `plumb serve`: every request is served by the one running
 /// `CaptureSession` (through `CameraSlot`), so stills, clips and recordings come from the

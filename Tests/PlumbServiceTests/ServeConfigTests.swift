@@ -7,6 +7,7 @@ import PlumbRotation
 import Soup
 import XCTest
 import GLib
+@testable import PlumbLocation
 
 private struct ExpectedAnError: Error {}
 

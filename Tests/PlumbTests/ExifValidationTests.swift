@@ -1,5 +1,6 @@
 import Foundation
 @testable import Plumb
+@testable import PlumbLocation
 import PlumbRotation
 import PlumbTestSupport
 import XCTest

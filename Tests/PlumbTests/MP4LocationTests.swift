@@ -1,5 +1,7 @@
 import Foundation
 @testable import Plumb
+@testable import PlumbLocation
+@testable import PlumbMedia
 import PlumbTestSupport
 import XCTest
 

@@ -4,6 +4,7 @@ import GStreamer
 import Plumb
 import XCTest
 import GLib
+import PlumbMedia
 import PlumbRotation
 
 /// Recordings made by real pipelines (built with Plumb's GStreamer layer) with the writer's probe

@@ -1,6 +1,7 @@
 import Foundation
 import PlumbTestSupport
 import Plumb
+import PlumbMedia
 import XCTest
 import PlumbRotation
 

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 @testable import Plumb
+@testable import PlumbLocation
 import PlumbTestSupport
 import XCTest
 import PlumbRotation

@@ -4,6 +4,7 @@ import GStreamer
 import PlumbTestSupport
 import XCTest
 import GLib
+@testable import PlumbLocation
 
 /// Publishing the preview to a RECORD server started by the test, which decodes what it
 /// receives (avdec_h264, independent of Plumb's code), and the publisher's reconnects.

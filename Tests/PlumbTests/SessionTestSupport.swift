@@ -3,11 +3,6 @@ import PlumbTestSupport
 @testable import Plumb
 import XCTest
 
-/// The threads of this process right now.
-var threadCount: Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-}
-
 /// Writes `data` to a new file in `folder`.
 func write(_ data: Data, named name: String, in folder: URL) throws -> URL {
     let url = folder.appendingPathComponent(name)

@@ -11,7 +11,7 @@ final class ThumbnailTests: XCTestCase {
     func testAGoodRecordingAndStillGiveAJPEG() throws {
         let dir = try makeTemporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
-        try MP4FileTests.record(movie, muxer: "fragment-duration=500 fragment-mode=first-moov-then-finalise")
+        try MuxedRecording.mp4(movie, muxer: "fragment-duration=500 fragment-mode=first-moov-then-finalise")
         let still = dir.appendingPathComponent("still.jpg").path
         try IndependentReaders.gstLaunch("videotestsrc num-buffers=1 ! video/x-raw,width=640,height=480 ! jpegenc "
             + "! filesink location=\(still)")
@@ -31,9 +31,9 @@ final class ThumbnailTests: XCTestCase {
     func testDamagedFilesFailWithTheirReasonNotTheTimeOut() throws {
         let dir = try makeTemporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
-        try MP4FileTests.record(movie, muxer: "fragment-duration=500 fragment-mode=first-moov-then-finalise", frames: 60)
+        try MuxedRecording.mp4(movie, muxer: "fragment-duration=500 fragment-mode=first-moov-then-finalise", frames: 60)
         let fragmented = dir.appendingPathComponent("fragmented.mp4").path
-        try MP4FileTests.record(fragmented, muxer: "fragment-duration=500", frames: 60)
+        try MuxedRecording.mp4(fragmented, muxer: "fragment-duration=500", frames: 60)
         let still = dir.appendingPathComponent("still.jpg").path
         try IndependentReaders.gstLaunch("videotestsrc num-buffers=1 ! video/x-raw,width=640,height=480 ! jpegenc "
             + "! filesink location=\(still)")

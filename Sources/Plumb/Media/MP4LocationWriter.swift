@@ -1,4 +1,6 @@
 import GStreamer
+import PlumbLocation
+import PlumbMedia
 import Synchronization
 
 /// Writes where a recording started into its MP4 as mp4mux produces it: a global comment

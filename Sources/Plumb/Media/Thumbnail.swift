@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import PlumbMedia
 
 /// A small JPEG of a recording's first keyframe (or of a still), for lists of files:
 /// `filesrc ! decodebin ! videoconvert ! videoscale ! jpegenc ! appsink`, the first

@@ -1,5 +1,7 @@
 import Foundation
 import GStreamer
+import PlumbDescription
+import PlumbMedia
 import PlumbRotation
 
 /// One event clip's file: `appsrc ! mp4mux ! filesink` in a pipeline of its own, fed with

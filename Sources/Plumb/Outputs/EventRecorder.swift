@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import PlumbMedia
 import Synchronization
 import PlumbRotation
 

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import PlumbMedia
 import Synchronization
 
 /// Encodes raw frames to JPEG with EXIF, one at a time and in the order given, on a

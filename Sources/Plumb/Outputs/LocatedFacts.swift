@@ -1,3 +1,5 @@
+import PlumbLocation
+
 /// Facts of a capture that may carry a location (`PhotoFacts`, `RecordingFacts`): `gps`, and
 /// with it `latitude`, `longitude`, `altitude` (a 3D fix or a fixed place with one),
 /// `fix_age_s` (seconds since gpsd's fix was received, on the monotonic clock), `gps_time`

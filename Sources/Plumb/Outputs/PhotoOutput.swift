@@ -1,5 +1,8 @@
 import Foundation
 import GStreamer
+import PlumbDescription
+import PlumbLocation
+import PlumbMedia
 import Synchronization
 import PlumbRotation
 

@@ -1,4 +1,6 @@
 import GStreamer
+import PlumbLocation
+import PlumbMedia
 
 /// How a recording is made.
 public struct RecordingOptions: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import PlumbMedia
 import PlumbRotation
 
 /// A recording's angle as the muxer's own metadata: every recording sends its latched angle

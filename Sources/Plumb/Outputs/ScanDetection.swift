@@ -1,4 +1,5 @@
 import Foundation
+import PlumbLocation
 
 /// One code the scanner found: reported once while it stays in view (see `ScanOptions.forgetAfter`).
 public struct ScanDetection: Sendable, Hashable {

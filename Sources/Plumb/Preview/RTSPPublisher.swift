@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import Synchronization
 import GLib
+import PlumbLocation
 
 /// Pushes the preview to an existing RTSP server with ANNOUNCE/RECORD (mediamtx, a
 /// gst-rtsp-server RECORD mount ...), which fans it out further:

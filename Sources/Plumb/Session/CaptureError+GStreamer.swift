@@ -1,14 +1,9 @@
 import GStreamer
+import PlumbDescription
 
 /// Where GStreamer's errors become the engine's: by their named codes, into the cases of
-/// `CaptureError` and `PipelineFailure`, so that no layer above sees a domain or a code.
-extension PipelineFailure {
-    init(_ error: GStreamerError) {
-        self.init(message: error.message, detail: error.debug, element: error.source,
-                  diskFull: error.resource == .noSpaceLeft)
-    }
-}
-
+/// `CaptureError` and `PipelineFailure` (whose init from a GStreamerError is PlumbDescription's),
+/// so that no layer above sees a domain or a code.
 extension CaptureError {
     /// What a filesink reports when the file system fails it, besides a full disk.
     static let storageCodes: Set<GStreamerError.ResourceCode> = [.openWrite, .close, .write, .seek, .sync]

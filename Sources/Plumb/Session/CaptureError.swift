@@ -1,4 +1,5 @@
 import Foundation
+import PlumbDescription
 
 /// What the capture session and its outputs throw. GStreamer's errors are mapped to these
 /// cases where the engine meets them (`CaptureError+GStreamer.swift`); a camera that was

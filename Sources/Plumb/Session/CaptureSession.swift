@@ -1,5 +1,7 @@
 import Foundation
 import GStreamer
+import PlumbDescription
+import PlumbLocation
 import PlumbRotation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import GStreamer
+import PlumbDescription
 
 /// The engine as a whole, for what a program does once before using any part of it.
 public enum CaptureEngine {
@@ -8,4 +9,7 @@ public enum CaptureEngine {
     public static func initialize() throws(CaptureError) {
         do { try Gst.initialize() } catch { throw .pipeline(PipelineFailure(error)) }
     }
+
+    /// The GStreamer the engine runs on, e.g. "GStreamer 1.22.0" (gst_version_string).
+    public static var gstreamerVersion: String { Gst.versionString }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbLocation
 import Synchronization
 
 /// Watches the wall clock against the monotonic one: a board without a real-time clock

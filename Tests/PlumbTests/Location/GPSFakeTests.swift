@@ -1,5 +1,6 @@
 import Foundation
 @testable import Plumb
+@testable import PlumbLocation
 import PlumbTestSupport
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 @testable import Plumb
+@testable import PlumbDescription
 import PlumbTestSupport
 import Synchronization
 import XCTest

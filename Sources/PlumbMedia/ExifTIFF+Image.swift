@@ -6,7 +6,7 @@ extension ExifTIFF {
     /// - Exif IFD: FlashpixVersion (0100) and ColorSpace (1, sRGB) when not there;
     ///   ComponentsConfiguration, PixelXDimension and PixelYDimension always, from the
     ///   JPEG's own frame header. (ExifVersion, also required, is `setTimes`'s.)
-    mutating func setImage(_ frame: JPEGSegments.Frame) {
+    package mutating func setImage(_ frame: JPEGSegments.Frame) {
         if ifd0.entry(Tag.xResolution) == nil { ifd0.set(rationals(Tag.xResolution, [(72, 1)])) }
         if ifd0.entry(Tag.yResolution) == nil { ifd0.set(rationals(Tag.yResolution, [(72, 1)])) }
         if ifd0.entry(Tag.resolutionUnit) == nil { ifd0.set(short(Tag.resolutionUnit, 2)) }  // inches

@@ -1,13 +1,13 @@
 import Foundation
 import PlumbTestSupport
-import Plumb
+import PlumbMedia
 import XCTest
 
 final class MediaInspectorTests: XCTestCase {
     func testReportsWhatItFindsInWords() throws {
         let dir = try makeTemporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
-        try MP4FileTests.record(movie, muxer: "fragment-duration=200")
+        try MuxedRecording.mp4(movie, muxer: "fragment-duration=200")
         try MP4MatrixWriter.rewrite(fileAt: movie, rotation: .degrees90)
         let report = try MediaInspector.inspect(path: movie)
         XCTAssertEqual(report.description, "fragmented MP4: 320x240, rotation 90, track matrix 0 1 0 -1 0 0 0 0 1")

@@ -3,10 +3,10 @@ import Foundation
 /// Changes the EXIF of a JPEG in memory: the APP1 Exif segment is read into an `ExifTIFF`,
 /// edited, and written back in its place — or, when the JPEG has none, added after its
 /// JFIF header. The other segments and the image data are copied untouched.
-enum JPEGExifWriter {
+package enum JPEGExifWriter {
     /// The JPEG with its EXIF edited by `edit` (which gets an empty little-endian structure
     /// when there was none).
-    static func editing(_ jpeg: Data, _ edit: (inout ExifTIFF) throws(MediaError) -> Void) throws(MediaError) -> Data {
+    package static func editing(_ jpeg: Data, _ edit: (inout ExifTIFF) throws(MediaError) -> Void) throws(MediaError) -> Data {
         let bytes = [UInt8](jpeg)
         let (exif, place) = try bytes.withUnsafeBytes { raw in
             Result { () throws(MediaError) -> (ExifTIFF, Range<Int>) in
@@ -33,7 +33,7 @@ enum JPEGExifWriter {
     }
 
     /// The JPEG's frame header: its real size and components.
-    static func frame(of jpeg: Data) throws(MediaError) -> JPEGSegments.Frame {
+    package static func frame(of jpeg: Data) throws(MediaError) -> JPEGSegments.Frame {
         let bytes = [UInt8](jpeg)
         let frame = try bytes.withUnsafeBytes { raw in
             Result { () throws(MediaError) -> JPEGSegments.Frame? in try JPEGSegments(raw).frame(in: raw) }

@@ -1,6 +1,6 @@
 import GStreamer
 import PlumbTestSupport
-@testable import Plumb
+@testable import PlumbDescription
 import XCTest
 
 /// Description files: header, variables, positions after substitution, roles.

@@ -6,7 +6,7 @@ extension ExifTIFF {
     /// OffsetTimeOriginal and OffsetTimeDigitized with that zone's UTC offset ("+05:30"),
     /// without which a reader cannot tell the instant; SubSecTime* with the milliseconds.
     /// ExifVersion becomes 0231, the first that has the offsets, unless it is later already.
-    mutating func setTimes(_ date: Date, timeZone: TimeZone) {
+    package mutating func setTimes(_ date: Date, timeZone: TimeZone) {
         // Whole milliseconds, as the facts' `taken_at` has them; the rest from whole seconds,
         // so the calendar's arithmetic cannot round a second up or down.
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())

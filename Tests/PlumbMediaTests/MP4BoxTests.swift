@@ -1,6 +1,6 @@
 import Foundation
 import PlumbTestSupport
-import Plumb
+import PlumbMedia
 import XCTest
 import PlumbRotation
 

@@ -1,13 +1,11 @@
 import GStreamer
-import Synchronization
+import PlumbMedia
 import PlumbRotation
+import Synchronization
 
-/// Plumb's own way to put a recording's orientation into its MP4: the `tkhd` matrix of
-/// the video track, rewritten in the header buffers mp4mux pushes (`Probe`), or in a
-/// finished file (`rewrite(fileAt:rotation:)`). The one `TrackMatrixWriter` recordings use.
-public struct MP4MatrixWriter: TrackMatrixWriter {
-    public init() {}
-
+/// The engine's half of `MP4MatrixWriter`: the probe that writes the matrix into the header
+/// buffers mp4mux pushes (the bytes and files are PlumbMedia's, which knows no GStreamer).
+extension MP4MatrixWriter: TrackMatrixWriter {
     public func install(on muxerSource: Pad, angle: RotationAngle) throws {
         // The probe holds itself for as long as the pad lives.
         Probe(rotation: angle).install(on: muxerSource)

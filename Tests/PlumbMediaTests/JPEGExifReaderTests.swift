@@ -1,5 +1,5 @@
 import Foundation
-import Plumb
+import PlumbMedia
 import PlumbTestSupport
 import XCTest
 import PlumbRotation

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbLocation
 
 extension ExifTIFF {
     /// The GPS tags of EXIF 2.31, in the GPS IFD (replacing one that was there):
@@ -7,7 +8,7 @@ extension ExifTIFF {
     /// level) when the location has an altitude; GPSTimeStamp and GPSDateStamp (UTC) when it
     /// has the fix's time; GPSHPositioningError in metres; GPSSpeed (km/h, ref K) and
     /// GPSTrack (degrees from true north, ref T) when known; GPSMapDatum WGS-84.
-    mutating func setGPS(_ location: GeoLocation) {
+    package mutating func setGPS(_ location: GeoLocation) {
         var gps = Directory()
         gps.set(Entry(tag: GPSTag.version, type: 1, count: 4, value: [2, 3, 0, 0]))
         gps.set(.ascii(GPSTag.latitudeRef, location.latitude < 0 ? "S" : "N"))

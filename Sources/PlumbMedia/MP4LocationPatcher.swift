@@ -1,4 +1,5 @@
 import Foundation
+import PlumbLocation
 
 /// Puts a location into a movie header in place, as phones write it: a QuickTime
 /// `moov/udta/©xyz` box holding an ISO 6709 string ("+48.85840+002.29450+035.000/"),

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Plumb
+@testable import PlumbLocation
 import PlumbTestSupport
 import Synchronization
 import XCTest

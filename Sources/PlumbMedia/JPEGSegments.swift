@@ -1,20 +1,20 @@
 /// The metadata segments at the head of a JPEG, up to its first scan: each segment's marker
 /// code and where it lies. Shared by the EXIF reader and writer.
-struct JPEGSegments {
-    struct Segment {
+package struct JPEGSegments {
+    package struct Segment {
         /// The marker code (0xE1 for APP1).
-        var code: UInt8
+        package var code: UInt8
         /// From the 0xFF of the marker to the end of the segment.
         var range: Range<Int>
         /// The segment's payload, after its length field.
         var payload: Range<Int>
     }
 
-    var segments: [Segment] = []
+    package var segments: [Segment] = []
 
     /// Walks `bytes` from the start-of-image marker to the first start-of-scan (or
     /// end-of-image); every length is checked against the bytes.
-    init(_ bytes: UnsafeRawBufferPointer) throws(MediaError) {
+    package init(_ bytes: UnsafeRawBufferPointer) throws(MediaError) {
         let view = ByteView(bytes)
         guard view.matches([0xFF, 0xD8], at: 0) else { throw .malformed("not a JPEG: no start-of-image marker") }
         var offset = 2
@@ -58,7 +58,7 @@ struct JPEGSegments {
 
     /// What the frame header (SOF0 to SOF15) says of the image: its size in pixels and how
     /// many colour components it has (3 for YCbCr, 1 for grey).
-    struct Frame: Equatable {
+    package struct Frame: Equatable {
         var width: Int
         var height: Int
         var components: Int

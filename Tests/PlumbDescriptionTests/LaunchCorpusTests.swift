@@ -1,7 +1,7 @@
 import CStandIns
 import GStreamer
 import PlumbTestSupport
-@testable import Plumb
+@testable import PlumbDescription
 import XCTest
 
 /// Launch strings through Plumb's check and through gst_parse_launch (`Pipeline.parse`): both

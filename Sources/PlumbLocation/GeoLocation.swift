@@ -38,7 +38,7 @@ public struct GeoLocation: Sendable, Hashable, Codable {
         self.clockUnsynchronized = clockUnsynchronized
     }
 
-    var isValid: Bool {
+    package var isValid: Bool {
         (-90...90).contains(latitude) && (-180...180).contains(longitude) && (altitude?.isFinite ?? true)
     }
 }

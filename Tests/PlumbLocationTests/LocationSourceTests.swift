@@ -1,5 +1,5 @@
 import Foundation
-import Plumb
+import PlumbLocation
 import XCTest
 
 /// `--location` and `[location] source`: the forms accepted, read back, and what errors say.

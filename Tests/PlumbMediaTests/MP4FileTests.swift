@@ -1,5 +1,5 @@
 import Foundation
-import Plumb
+import PlumbMedia
 import PlumbTestSupport
 import XCTest
 import PlumbRotation
@@ -12,11 +12,6 @@ final class MP4FileTests: XCTestCase {
         ("fragmented", "fragment-duration=200", true),
         ("first-moov-then-finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise", false),
     ]
-
-    static func record(_ path: String, muxer properties: String, frames: Int = 30) throws {
-        try IndependentReaders.gstLaunch("videotestsrc num-buffers=\(frames) ! video/x-raw,width=320,height=240 "
-            + "! x264enc speed-preset=ultrafast ! h264parse ! mp4mux \(properties) ! filesink location=\(path)")
-    }
 
     private func check(_ path: String, reads angle: RotationAngle, fragmented: Bool? = nil, version: UInt8? = nil,
                        _ label: String, line: UInt = #line) throws {
@@ -36,7 +31,7 @@ final class MP4FileTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         for mode in Self.modes {
             let base = dir.appendingPathComponent("\(mode.name).mp4").path
-            try Self.record(base, muxer: mode.properties)
+            try MuxedRecording.mp4(base, muxer: mode.properties)
             try check(base, reads: .degrees0, fragmented: mode.fragmented, version: 0, "\(mode.name) as muxed")
             for angle in RotationAngle.allCases {
                 let path = dir.appendingPathComponent("\(mode.name)-\(angle.degrees).mp4").path
@@ -56,7 +51,7 @@ final class MP4FileTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         for mode in Self.modes {
             let path = dir.appendingPathComponent("\(mode.name).mp4").path
-            try Self.record(path, muxer: mode.properties, frames: 45)
+            try MuxedRecording.mp4(path, muxer: mode.properties, frames: 45)
             XCTAssertEqual(try MP4File.videoSampleCount(path: path), 45, mode.name)
             XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(path), 45, mode.name)
         }
@@ -65,7 +60,7 @@ final class MP4FileTests: XCTestCase {
         for (name, properties) in [("dash", "fragment-duration=200 fragment-mode=dash-or-mss"),
                                    ("finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise")] {
             let whole = dir.appendingPathComponent("\(name)-whole.mp4").path
-            try Self.record(whole, muxer: properties + " streamable=true", frames: 90)
+            try MuxedRecording.mp4(whole, muxer: properties + " streamable=true", frames: 90)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
             let moofs = try MP4File.inspect(path: whole).boxes.filter { $0.type == "moof" }
             // (first-moov-then-finalise ends, at EOS, as one mdat and a moov: no moof to cut.)
@@ -96,7 +91,7 @@ final class MP4FileTests: XCTestCase {
     func testATornFragmentHeaderIsCutOffAndTheWholeFragmentsPlay() throws {
         let dir = try makeTemporaryDirectory(self)
         let whole = dir.appendingPathComponent("whole.mp4").path
-        try Self.record(whole, muxer: "fragment-duration=200 fragment-mode=dash-or-mss streamable=true", frames: 90)
+        try MuxedRecording.mp4(whole, muxer: "fragment-duration=200 fragment-mode=dash-or-mss streamable=true", frames: 90)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
         let boxes = try MP4File.inspect(path: whole).boxes
         let moofs = boxes.filter { $0.type == "moof" }
@@ -137,7 +132,7 @@ final class MP4FileTests: XCTestCase {
     func testVersion1TrackHeadersFromAnotherMuxer() throws {
         let dir = try makeTemporaryDirectory(self)
         let source = dir.appendingPathComponent("source.mp4").path
-        try Self.record(source, muxer: "")
+        try MuxedRecording.mp4(source, muxer: "")
         // ffmpeg writes 64-bit (version 1) headers when the duration needs them, and always for ISM.
         let variants: [(String, [String], Bool)] = [
             ("long-timescale.mp4", ["-movie_timescale", "2147483647"], false),

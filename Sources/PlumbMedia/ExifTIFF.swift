@@ -6,7 +6,7 @@
 /// Only offsets the TIFF/EXIF structure defines are followed and moved (the sub-directory
 /// pointers and the thumbnail's). A MakerNote, whose inner offsets are the camera maker's
 /// own, or strip-based image data would be broken by moving them: such data is refused.
-struct ExifTIFF: Equatable {
+package struct ExifTIFF: Equatable {
     struct Entry: Equatable {
         var tag: UInt16
         /// TIFF field type: 1 BYTE, 2 ASCII, 3 SHORT, 4 LONG, 5 RATIONAL, 7 UNDEFINED ...

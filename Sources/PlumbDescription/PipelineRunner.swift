@@ -26,7 +26,8 @@ public final class PipelineRunner: Sendable {
         case finalizeTimeout
     }
 
-    let pipeline: Pipeline
+    /// The pipeline it plays (for what else turns its elements: `RoleRotator`).
+    public let pipeline: Pipeline
     /// How long to wait for EOS after a stop before giving up.
     let finalizeTimeout: Duration
     private let inputs: AsyncStream<Input>

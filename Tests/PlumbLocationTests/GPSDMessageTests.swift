@@ -1,5 +1,5 @@
 import Foundation
-@testable import Plumb
+@testable import PlumbLocation
 import XCTest
 
 /// gpsd's JSON lines, as gpsd 3.22 writes them, and what is not.
