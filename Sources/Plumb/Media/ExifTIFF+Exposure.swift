@@ -35,7 +35,8 @@ extension ExifTIFF {
     /// (1 manual, 2 normal, 3 aperture, 4 shutter priority) with ExposureMode (0 auto — the
     /// priority modes choose part of the exposure themselves —, 1 manual), WhiteBalance (0
     /// auto, 1 manual), PhotographicSensitivity (ISOSpeedRatings; at most 65535, the SHORT's
-    /// limit the standard says to write for higher speeds) with SensitivityType 3 (ISO speed).
+    /// limit the standard says to write for higher speeds) with SensitivityType 0 (unknown: V4L2
+    /// does not say which of ISO 12232's measures its ISO sensitivity is).
     mutating func setExposure(_ exposure: Exposure) {
         guard !exposure.isEmpty else { return }
         var exif = ifd0.children[Tag.exifIFD] ?? Directory()
@@ -52,7 +53,7 @@ extension ExifTIFF {
         if let auto = exposure.autoWhiteBalance { exif.set(short(ExposureTag.whiteBalance, auto ? 0 : 1)) }
         if let iso = exposure.iso, iso > 0 {
             exif.set(short(ExposureTag.photographicSensitivity, UInt16(min(iso, 65535))))
-            exif.set(short(ExposureTag.sensitivityType, 3))
+            exif.set(short(ExposureTag.sensitivityType, 0))
         }
         setSubdirectory(Tag.exifIFD, exif)
     }
