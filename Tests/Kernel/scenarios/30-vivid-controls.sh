@@ -1,6 +1,8 @@
 # Camera controls on vivid: plumb controls next to v4l2-ctl's listing, each type set with
 # --control and read back by v4l2-ctl, brightness in the pixels, refusals, and a control
-# set on record read back by v4l2-ctl while it records. The host makes the assertions.
+# set on record read back by v4l2-ctl while it records and listed in its facts, the gain's
+# volatile and inactive modes, a still's facts and EXIF, flips in the pixels. The host
+# makes the assertions.
 source "$ROOT/Tests/Kernel/tools/vivid.sh"
 set -x
 vivid_load || exit 1
@@ -72,5 +74,21 @@ for _ in $(seq 60); do
 	sleep 0.25
 done
 wait $rec; echo $? > "$OUT/record.status"
+# Facts and modes. Under auto gain, vivid's gain is volatile (it moves every second) and
+# inactive: a still's gain fact is read as it is taken, between the reads before and after.
+v4l2-ctl -d /dev/video0 --get-ctrl=gain > "$OUT/gain-before.txt"
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control brightness=128 \
+	-o "$OUT/plain.jpg" > "$OUT/plain.json"
+v4l2-ctl -d /dev/video0 --get-ctrl=gain > "$OUT/gain-after.txt"
+"$PLUMB" photo --camera /dev/video0 --force --control gain=50 -o "$OUT/no4.jpg" 2> "$OUT/inactive.err"; echo $? > "$OUT/inactive.status"
+# A flip mirrors the picture: the colour bars' column profile reversed, then the horizontal
+# bars' row profile (the host compares them); gain=manual with a value in the same batch.
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control horizontal_flip=1 \
+	-o "$OUT/hflip.jpg" > /dev/null
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control horizontal_flip=0 \
+	--control test_pattern=horizontal-100-colorbar --control gain=manual --control gain=50 -o "$OUT/hbars.jpg" > "$OUT/hbars.json"
+"$PLUMB" controls --camera /dev/video0 --json > "$OUT/controls-manual.json"
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control vertical_flip=1 \
+	-o "$OUT/vflip.jpg" > /dev/null
 vivid_unload
 exit 0

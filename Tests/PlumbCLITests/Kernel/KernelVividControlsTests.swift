@@ -5,7 +5,9 @@ import XCTest
 /// Camera controls on a real driver (`Tests/Kernel/scenarios/30-vivid-controls.sh`):
 /// `plumb controls` against `v4l2-ctl --list-ctrls-menus`, every type set by `--control`
 /// and read back by v4l2-ctl, brightness in the pixels (ffprobe's signalstats), refusals,
-/// and a control given to `record` in force while it records.
+/// a control given to `record` in force while it records and listed in its facts, gain's
+/// volatile and inactive semantics under auto gain, a still's exposure facts and EXIF
+/// (exiftool), and flips mirroring the picture.
 final class KernelVividControlsTests: XCTestCase {
     private func read(_ name: String) throws -> String {
         let out = try KernelVM.shared.output(of: "vivid-controls")
@@ -95,5 +97,94 @@ final class KernelVividControlsTests: XCTestCase {
         let err = try read("record.err"), during = try read("contrast-during.txt")
         XCTAssertEqual(try read("record.status"), "0", err)
         XCTAssertTrue(during.components(separatedBy: "\n").contains("contrast: 200"), during)
+    }
+
+    private func json(_ name: String) throws -> [String: Any] {
+        let text = try read(name)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(name): \(text)")
+    }
+
+    private func control(_ name: String, in file: String) throws -> [String: Any] {
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try read(file).utf8)) as? [[String: Any]])
+        return try XCTUnwrap(list.first { $0["name"] as? String == name }, "\(name) in \(file)")
+    }
+
+    /// `gain: 123` as v4l2-ctl prints it.
+    private func gainRead(_ file: String) throws -> Int {
+        let text = try read(file)
+        return try XCTUnwrap(text.firstMatch(of: /gain: (\d+)/).flatMap { Int($0.1) }, text)
+    }
+
+    func testGainIsVolatileAndInactiveUnderAutoGainAndSetOnlyWithManual() throws {
+        let auto = try control("gain", in: "controls.json")
+        XCTAssertEqual(Set(auto["flags"] as? [String] ?? []), ["inactive", "volatile"], "\(auto)")
+        XCTAssertEqual(try read("inactive.status"), "2")
+        let refused = try read("inactive.err")
+        XCTAssertTrue(refused.contains("gain cannot be set: inactive while gain is auto: set gain=manual first"), refused)
+        // gain=manual and a value in one batch: the mode goes first, the value is then read back.
+        let hbars = try read("hbars.json")
+        XCTAssertEqual((try json("hbars.json")["gain"] as? NSNumber)?.intValue, 50, hbars)
+        let manual = try control("gain", in: "controls-manual.json")
+        XCTAssertEqual(manual["flags"] as? [String], [], "\(manual)")
+        XCTAssertEqual((manual["value"] as? NSNumber)?.intValue, 50)
+        XCTAssertEqual((try control("gain_automatic", in: "controls-manual.json")["value"] as? NSNumber)?.intValue, 0)
+    }
+
+    /// vivid has gain but no exposure, white balance or ISO control: the still's facts carry
+    /// the gain as it was when taken (vivid moves it every second under auto gain), and
+    /// neither facts nor EXIF anything else (the written tags: ExifExposureTests).
+    func testAStillCarriesTheGainReadAsItWasTakenAndNoExposureTagsVividLacks() throws {
+        let facts = try json("plain.json")
+        let gain = try XCTUnwrap((facts["gain"] as? NSNumber)?.intValue, "\(facts)")
+        let before = try gainRead("gain-before.txt"), after = try gainRead("gain-after.txt")
+        // Between the two reads, on vivid's wrapping 0-255 seconds counter.
+        XCTAssertLessThanOrEqual((gain - before + 256) % 256, (after - before + 256) % 256, "before \(before), photo \(gain), after \(after)")
+        for key in ["exposure_time", "exposure_mode", "white_balance", "iso"] { XCTAssertNil(facts[key], key) }
+        let path = try KernelVM.shared.output(of: "vivid-controls").appendingPathComponent("plain.jpg").path
+        let tags = try runTool("exiftool", ["-s", "-ExposureTime", "-ExposureProgram", "-ExposureMode", "-WhiteBalance", "-ISO", "-Model", path])
+        XCTAssertEqual(tags.split(separator: "\n").map { $0.split(separator: ":").first?.trimmingCharacters(in: .whitespaces) }, ["Model"], tags)
+        XCTAssertEqual(try runTool("exiftool", ["-validate", "-warning", "-a", "-s3", path]).trimmingCharacters(in: .whitespacesAndNewlines), "OK")
+    }
+
+    func testTheRecordingsFactsListTheControlsInForceAtItsStart() throws {
+        let record = try read("record.json")
+        let controls = try XCTUnwrap(try json("record.json")["controls"] as? [String: Any], record)
+        XCTAssertEqual((controls["contrast"] as? NSNumber)?.intValue, 200)
+        XCTAssertEqual((controls["brightness"] as? NSNumber)?.intValue, 230)
+        XCTAssertEqual((controls["gain_automatic"] as? NSNumber)?.intValue, 1)
+        // Volatile under auto gain: in force, the driver's value.
+        XCTAssertNotNil(controls["gain"] as? NSNumber, "\(controls)")
+        XCTAssertEqual(controls["test_pattern"] as? String, "75-colorbar")
+        XCTAssertNil(controls["button"])
+    }
+
+    /// The luma of `file` averaged down to `size` (WxH) after `crop` (ffmpeg's area scaler).
+    private func profile(_ file: String, crop: String, size: String) throws -> [Double] {
+        let input = try KernelVM.shared.output(of: "vivid-controls").appendingPathComponent(file).path
+        let dir = try temporaryDirectory(self)
+        let raw = dir.appendingPathComponent("profile.gray")
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-i", input, "-vf",
+                                                                   "crop=\(crop),scale=\(size):flags=area,format=gray",
+                                                                   "-f", "rawvideo", raw.path])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        return try Data(contentsOf: raw).map(Double.init)
+    }
+
+    private func meanDifference(_ a: [Double], _ b: [Double]) -> Double {
+        zip(a, b).map { abs($0 - $1) }.reduce(0, +) / Double(max(1, min(a.count, b.count)))
+    }
+
+    /// horizontal_flip reverses the colour bars' columns (below vivid's text at the top);
+    /// vertical_flip the horizontal bars' rows (right of the text).
+    func testAFlipMirrorsThePicture() throws {
+        let columns = "iw:ih*2/5:0:ih*3/5", rows = "iw/4:ih:iw*3/4:0"
+        let plain = try profile("plain.jpg", crop: columns, size: "64:1"), hflip = try profile("hflip.jpg", crop: columns, size: "64:1")
+        XCTAssertEqual(plain.count, 64)
+        XCTAssertLessThan(meanDifference(hflip, plain.reversed()), 8, "plain \(plain)\nhflip \(hflip)")
+        XCTAssertGreaterThan(meanDifference(hflip, plain), 30, "plain \(plain)\nhflip \(hflip)")
+        let bars = try profile("hbars.jpg", crop: rows, size: "1:36"), vflip = try profile("vflip.jpg", crop: rows, size: "1:36")
+        XCTAssertEqual(bars.count, 36)
+        XCTAssertLessThan(meanDifference(vflip, bars.reversed()), 8, "bars \(bars)\nvflip \(vflip)")
+        XCTAssertGreaterThan(meanDifference(vflip, bars), 30, "bars \(bars)\nvflip \(vflip)")
     }
 }
