@@ -1,6 +1,6 @@
 extension ExifTIFF {
     /// How the camera exposed the picture, as far as it reports it; nil fields are not written.
-    struct Exposure: Equatable {
+    struct Exposure {
         /// Seconds as a fraction (the driver's 100 µs units over 10000).
         var time: (numerator: UInt32, denominator: UInt32)?
         var program: Program?
@@ -11,11 +11,6 @@ extension ExifTIFF {
         /// EXIF ExposureProgram's values for the V4L2 exposure modes.
         enum Program: UInt16 {
             case manual = 1, normal = 2, aperturePriority = 3, shutterPriority = 4
-        }
-
-        static func == (a: Self, b: Self) -> Bool {
-            a.time?.numerator == b.time?.numerator && a.time?.denominator == b.time?.denominator
-                && a.program == b.program && a.autoWhiteBalance == b.autoWhiteBalance && a.iso == b.iso
         }
 
         var isEmpty: Bool { time == nil && program == nil && autoWhiteBalance == nil && iso == nil }
