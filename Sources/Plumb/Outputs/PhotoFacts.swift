@@ -21,6 +21,19 @@ public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {
     public var cameraJPEG: Bool?
     /// The frame's digital zoom factor (also EXIF DigitalZoomRatio); nil at 1×.
     public var zoom: Double?
+    // The camera's exposure read as the frame arrived (`CameraControlReading`), each only
+    // when the camera reports it (a V4L2 control in force); also in the EXIF.
+    /// Seconds (EXIF ExposureTime).
+    public var exposureTime: Double?
+    /// auto, manual, shutter-priority or aperture-priority (EXIF ExposureProgram, ExposureMode).
+    public var exposureMode: String?
+    /// auto or manual (EXIF WhiteBalance).
+    public var whiteBalance: String?
+    /// The ISO speed (EXIF PhotographicSensitivity, formerly ISOSpeedRatings).
+    public var iso: Int?
+    /// The gain in the driver's units; EXIF has no tag for it (its GainControl is a coarse
+    /// low/high step against a reference this number does not give).
+    public var gain: Int?
     // The location written, when `gps` (`LocatedFacts`).
     public var latitude: Double?
     public var longitude: Double?
@@ -37,6 +50,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {
     enum CodingKeys: String, CodingKey {
         case camera, width, height, bytes, orientation, gps, quality, latitude, longitude, altitude, zoom
         case takenAt = "taken_at", cameraJPEG = "camera_jpeg"
+        case exposureTime = "exposure_time", exposureMode = "exposure_mode", whiteBalance = "white_balance", iso, gain
         case fixAge = "fix_age_s", gpsTime = "gps_time", clockUnsynchronized = "clock_unsynchronized"
         case clockSynchronized = "clock_synchronized"
     }
@@ -46,5 +60,17 @@ public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+}
+
+extension PhotoFacts {
+    /// The exposure facts of what the camera reported (nil: a camera without controls).
+    mutating func set(_ controls: CameraControlReading?) {
+        guard let controls else { return }
+        exposureTime = controls.exposureTime
+        exposureMode = controls.exposureMode
+        whiteBalance = controls.whiteBalance
+        iso = controls.iso
+        gain = controls.gain
     }
 }

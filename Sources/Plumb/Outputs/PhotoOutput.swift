@@ -10,7 +10,8 @@ import PlumbRotation
 /// `queue ! appsink` sees every frame and hands the next one to whoever asked, and a
 /// `JPEGEncoder` turns it into a JPEG with EXIF — Make/Model, DateTimeOriginal with its
 /// UTC offset, Orientation from the current rotation (pixels are never rotated), GPS when
-/// given (Plumb's own GPS IFD, `ExifTIFF.setGPS`).
+/// given (Plumb's own GPS IFD, `ExifTIFF.setGPS`), and the exposure a V4L2 camera reports
+/// as the frame arrives (`CameraControlReading`: ExposureTime, ExposureMode, WhiteBalance, ISO).
 ///
 /// Requests waiting when a frame arrives are all served from that frame, each encoded
 /// on its own (its quality, its location) and in the order they were made.
@@ -122,6 +123,8 @@ public final class PhotoOutput: CaptureOutput {
         let pts = sample.buffer?.pts
         // The camera's own JPEG of this frame, when it has one that a viewer can read alone.
         let own = pts.flatMap { cameraJPEG?.jpeg(at: $0) }.flatMap { JPEGEncoder.isStandalone($0) ? $0 : nil }
+        // The exposure the camera reports for this frame, read now (gain under auto moves).
+        let controls = CameraControlReading.read(camera)
         let crop = zoom
         let factor = pts.flatMap { crop?.factor(at: $0) } ?? crop?.current.factor ?? 1
         for request in requests {
@@ -134,12 +137,13 @@ public final class PhotoOutput: CaptureOutput {
             }
             let quality = request.quality, location = request.location, shot = request.shot
             encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags, cameraJPEG: own) { result in
-                shot.resolve(result.flatMap { Self.rewritingExif($0, takenAt: takenAt, location: location) }.map { jpeg in
+                shot.resolve(result.flatMap { Self.rewritingExif($0, takenAt: takenAt, location: location, controls: controls) }.map { jpeg in
                     var facts = PhotoFacts(camera: camera.name, width: size.0, height: size.1, bytes: jpeg.count,
                                            takenAt: takenAt.iso8601Milliseconds, orientation: angle.exifOrientation,
                                            gps: false, quality: quality)
                     if own != nil { facts.cameraJPEG = true }
                     if factor != 1 { facts.zoom = factor }
+                    facts.set(controls)
                     facts.set(location)
                     facts.clockSynchronized = clockSynchronized
                     return Photo(jpeg: jpeg, facts: facts, frameTime: pts, frameNumber: number)
@@ -154,7 +158,7 @@ public final class PhotoOutput: CaptureOutput {
     /// EXIF 2.32 requires that jifmux leaves out (the image's size from its own frame
     /// header, resolution, components, colour space), and the GPS IFD when there is a
     /// location (jifmux's has neither the GPS time, the positioning error, speed nor direction).
-    static func rewritingExif(_ jpeg: Data, takenAt: Date, location: GeoLocation?,
+    static func rewritingExif(_ jpeg: Data, takenAt: Date, location: GeoLocation?, controls: CameraControlReading? = nil,
                               timeZone: TimeZone = .current) -> Result<Data, any Error> {
         Result { () throws(MediaError) -> Data in
             let frame = try JPEGExifWriter.frame(of: jpeg)
@@ -162,8 +166,19 @@ public final class PhotoOutput: CaptureOutput {
                 exif.setTimes(takenAt, timeZone: timeZone)
                 exif.setImage(frame)
                 if let location { exif.setGPS(location) }
+                if let controls { exif.setExposure(Self.exposure(controls)) }
             }
         }.mapError { CaptureError.outputFailed(output: "photo", PipelineFailure(message: "writing the EXIF: \($0)")) }
+    }
+
+    /// The EXIF exposure tags of what the camera reports.
+    static func exposure(_ controls: CameraControlReading) -> ExifTIFF.Exposure {
+        let programs: [String: ExifTIFF.Exposure.Program] = [
+            "auto": .normal, "manual": .manual, "shutter-priority": .shutterPriority, "aperture-priority": .aperturePriority,
+        ]
+        return ExifTIFF.Exposure(time: controls.exposureTimeUnits.map { (UInt32(clamping: $0), 10_000) },
+                                 program: controls.exposureMode.flatMap { programs[$0] },
+                                 autoWhiteBalance: controls.whiteBalance.map { $0 == "auto" }, iso: controls.iso)
     }
 
     /// libgsttag registers its capturing-* tags (GST_TAG_CAPTURING_DIGITAL_ZOOM_RATIO) only

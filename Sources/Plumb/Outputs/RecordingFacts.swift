@@ -55,6 +55,10 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     /// Why a recording ended before the length it was asked for (a clip cut short by
     /// `plumb serve` stopping); nil when it got its whole length.
     public var cutShort: String?
+    /// The camera's controls in force when the recording started (`CameraControlReading.inForce`:
+    /// plain name or driver name → value, each as `--control` takes it); nil for a camera
+    /// without V4L2 controls.
+    public var controls: [String: CameraControlFact]?
     /// Whether the file carries the location of its start (`udta/©xyz`).
     public var gps = false
     // That location (`LocatedFacts`).
@@ -72,7 +76,7 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
 
     enum CodingKeys: String, CodingKey {
         case encoderPassedOver = "encoder_passed_over", encoderFallback = "encoder_fallback", pixelConversion = "pixel_conversion"
-        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments, error
+        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments, error, controls
         case framesLost = "frames_lost", framesLostByCamera = "frames_lost_by_camera"
         case framesLostByEncoder = "frames_lost_by_encoder"
         case startedAt = "started_at"

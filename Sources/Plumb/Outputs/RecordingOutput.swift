@@ -83,6 +83,8 @@ public final class RecordingOutput: CaptureOutput {
     }
 
     private let state = Mutex(State())
+    /// The controls in force when the branch was built (`facts().controls`).
+    private let startControls = Mutex<[String: CameraControlFact]?>(nil)
     private let first = OneShot<ClockTime>()
     package let finished = OneShot<RecordingFacts>()
 
@@ -176,6 +178,8 @@ public final class RecordingOutput: CaptureOutput {
             try mux.set("fragment-duration", Int((options.fragmentDuration.seconds * 1000).rounded()))
             try mux.set("fragment-mode", EnumNick(mode))
         }
+        // The camera's controls as the recording starts, for its facts.
+        startControls.withLock { $0 = CameraControlReading.read(camera)?.inForce }
         // Where the file starts: read now, written into every movie header.
         if let location = options.location?(), location.isValid {
             let writer = MP4LocationWriter(location: location)
@@ -470,6 +474,7 @@ public final class RecordingOutput: CaptureOutput {
         let loss = lost(s, frames: s.frames)
         facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.clockSynchronized = s.clockSynchronized
+        facts.controls = startControls.withLock { $0 }
         // Only a location the file really holds.
         if let writer = s.location, writer.statistics.headers > 0 { facts.set(writer.location) }
         return facts

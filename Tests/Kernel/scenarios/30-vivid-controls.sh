@@ -1,6 +1,9 @@
 # Camera controls on vivid: plumb controls next to v4l2-ctl's listing, each type set with
 # --control and read back by v4l2-ctl, brightness in the pixels, refusals, and a control
-# set on record read back by v4l2-ctl while it records. The host makes the assertions.
+# set on record read back by v4l2-ctl while it records and listed in its facts; gain's
+# volatile and inactive modes; a still's gain fact and EXIF; a flip in the pixels. The host
+# makes the assertions. (Every plumb run costs seconds under emulation: the new checks ride
+# on the runs there were.)
 source "$ROOT/Tests/Kernel/tools/vivid.sh"
 set -x
 vivid_load || exit 1
@@ -47,23 +50,34 @@ PY
 args=()
 while read -r name given expected; do args+=(--control "$name=$given"); done < "$OUT/choices.txt"
 # The same photo is the dark one of the brightness pair (fewer camera openings under emulation).
+# Under auto gain vivid's gain is volatile (it moves every second): the photo's gain fact is
+# read as it is taken, between v4l2-ctl's reads before and after.
+v4l2-ctl -d /dev/video0 --get-ctrl=gain > "$OUT/gain-before.txt"
 "$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force "${args[@]}" \
 	--control brightness=20 -o "$OUT/dark.jpg" > "$OUT/types.json"
 echo $? > "$OUT/types.status"
+v4l2-ctl -d /dev/video0 --get-ctrl=gain > "$OUT/gain-after.txt"
+# Gain while auto gain is on: inactive, refused with what to change first.
+"$PLUMB" photo --camera /dev/video0 --force --control gain=50 -o "$OUT/no4.jpg" 2> "$OUT/inactive.err"; echo $? > "$OUT/inactive.status"
 while read -r name given expected; do
 	[ "$name" = button ] && continue
 	echo "$name $(v4l2-ctl -d /dev/video0 --get-ctrl="$name" | sed 's/^[^:]*: //')"
 done < "$OUT/choices.txt" > "$OUT/readback.txt"
-# Brightness in the pixels: the same picture dark and bright.
-"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control brightness=230 -o "$OUT/bright.jpg" > /dev/null
+# Brightness in the pixels: the same picture dark and bright; gain=manual with a value in
+# the same batch (the mode goes first), read back by v4l2-ctl and in the facts.
+"$PLUMB" photo --camera /dev/video0 --size 640x360 --settle-frames 3 --force --control brightness=230 \
+	--control gain=manual --control gain=50 -o "$OUT/bright.jpg" > "$OUT/bright.json"
 v4l2-ctl -d /dev/video0 --get-ctrl=brightness > "$OUT/brightness-after.txt"
+v4l2-ctl -d /dev/video0 --get-ctrl=gain_automatic,gain > "$OUT/gain-manual.txt"
 # Refusals: nothing opened, exit 2, the accepted values named.
 "$PLUMB" photo --camera /dev/video0 --force --control brightness=999 -o "$OUT/no1.jpg" 2> "$OUT/range.err"; echo $? > "$OUT/range.status"
 "$PLUMB" photo --camera /dev/video0 --force --control no_such_control=1 -o "$OUT/no2.jpg" 2> "$OUT/unknown.err"; echo $? > "$OUT/unknown.status"
 "$PLUMB" photo --camera /dev/video0 --force --control menu=no-such-item -o "$OUT/no3.jpg" 2> "$OUT/menu.err"; echo $? > "$OUT/menu.status"
-# A control given to record, read back by v4l2-ctl while it records.
-v4l2-ctl -d /dev/video0 --set-ctrl=contrast=128
-"$PLUMB" record --camera /dev/video0 --size 640x360 --seconds 2 --accelerometer fixed:0 --force --control contrast=200 \
+# A control given to record, read back by v4l2-ctl while it records; horizontal_flip too:
+# its frames are the bright photo's mirrored (same brightness and contrast).
+v4l2-ctl -d /dev/video0 --set-ctrl=contrast=200
+"$PLUMB" record --camera /dev/video0 --size 640x360 --seconds 2 --accelerometer fixed:0 --force --control contrast=128 \
+	--control horizontal_flip=1 \
 	-o "$OUT/record.mp4" > "$OUT/record.json" 2> "$OUT/record.err" &
 rec=$!
 for _ in $(seq 60); do

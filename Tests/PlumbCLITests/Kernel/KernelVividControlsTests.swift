@@ -5,7 +5,9 @@ import XCTest
 /// Camera controls on a real driver (`Tests/Kernel/scenarios/30-vivid-controls.sh`):
 /// `plumb controls` against `v4l2-ctl --list-ctrls-menus`, every type set by `--control`
 /// and read back by v4l2-ctl, brightness in the pixels (ffprobe's signalstats), refusals,
-/// and a control given to `record` in force while it records.
+/// a control given to `record` in force while it records and listed in its facts, gain's
+/// volatile and inactive semantics under auto gain, a still's exposure facts and EXIF
+/// (exiftool), and a flip mirroring the picture.
 final class KernelVividControlsTests: XCTestCase {
     private func read(_ name: String) throws -> String {
         let out = try KernelVM.shared.output(of: "vivid-controls")
@@ -94,6 +96,92 @@ final class KernelVividControlsTests: XCTestCase {
     func testAControlGivenToRecordIsInForceWhileItRecords() throws {
         let err = try read("record.err"), during = try read("contrast-during.txt")
         XCTAssertEqual(try read("record.status"), "0", err)
-        XCTAssertTrue(during.components(separatedBy: "\n").contains("contrast: 200"), during)
+        XCTAssertTrue(during.components(separatedBy: "\n").contains("contrast: 128"), during)
+    }
+
+    private func json(_ name: String) throws -> [String: Any] {
+        let text = try read(name)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(name): \(text)")
+    }
+
+    private func control(_ name: String, in file: String) throws -> [String: Any] {
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try read(file).utf8)) as? [[String: Any]])
+        return try XCTUnwrap(list.first { $0["name"] as? String == name }, "\(name) in \(file)")
+    }
+
+    /// `gain: 123` as v4l2-ctl prints it.
+    private func gainRead(_ file: String) throws -> Int {
+        let text = try read(file)
+        return try XCTUnwrap(text.firstMatch(of: /gain: (\d+)/).flatMap { Int($0.1) }, text)
+    }
+
+    func testGainIsVolatileAndInactiveUnderAutoGainAndSetOnlyWithManual() throws {
+        let auto = try control("gain", in: "controls.json")
+        XCTAssertEqual(Set(auto["flags"] as? [String] ?? []), ["inactive", "volatile"], "\(auto)")
+        XCTAssertEqual(try read("inactive.status"), "2")
+        let refused = try read("inactive.err")
+        XCTAssertTrue(refused.contains("gain cannot be set: inactive while gain is auto: set gain=manual first"), refused)
+        // gain=manual and a value in one batch: the mode goes first, the value is then in force.
+        let bright = try read("bright.json")
+        XCTAssertEqual((try json("bright.json")["gain"] as? NSNumber)?.intValue, 50, bright)
+        XCTAssertEqual(try read("gain-manual.txt"), "gain_automatic: 0\ngain: 50")
+    }
+
+    /// vivid has gain but no exposure, white balance or ISO control: the still's facts carry
+    /// the gain as it was when taken (vivid moves it every second under auto gain), and
+    /// neither facts nor EXIF anything else (the written tags: ExifExposureTests).
+    func testAStillCarriesTheGainReadAsItWasTakenAndNoExposureTagsVividLacks() throws {
+        let facts = try json("types.json")
+        let gain = try XCTUnwrap((facts["gain"] as? NSNumber)?.intValue, "\(facts)")
+        let before = try gainRead("gain-before.txt"), after = try gainRead("gain-after.txt")
+        // Between the two reads, on vivid's wrapping 0-255 seconds counter.
+        XCTAssertLessThanOrEqual((gain - before + 256) % 256, (after - before + 256) % 256, "before \(before), photo \(gain), after \(after)")
+        for key in ["exposure_time", "exposure_mode", "white_balance", "iso"] { XCTAssertNil(facts[key], key) }
+        let path = try KernelVM.shared.output(of: "vivid-controls").appendingPathComponent("dark.jpg").path
+        let tags = try runTool("exiftool", ["-s", "-ExposureTime", "-ExposureProgram", "-ExposureMode", "-WhiteBalance", "-ISO", "-Model", path])
+        XCTAssertEqual(tags.split(separator: "\n").map { $0.split(separator: ":").first?.trimmingCharacters(in: .whitespaces) }, ["Model"], tags)
+        XCTAssertEqual(try runTool("exiftool", ["-validate", "-warning", "-a", "-s3", path]).trimmingCharacters(in: .whitespacesAndNewlines), "OK")
+    }
+
+    func testTheRecordingsFactsListTheControlsInForceAtItsStart() throws {
+        let record = try read("record.json")
+        let controls = try XCTUnwrap(try json("record.json")["controls"] as? [String: Any], record)
+        XCTAssertEqual((controls["contrast"] as? NSNumber)?.intValue, 128)
+        XCTAssertEqual((controls["horizontal_flip"] as? NSNumber)?.intValue, 1)
+        XCTAssertEqual((controls["brightness"] as? NSNumber)?.intValue, 230)
+        XCTAssertEqual((controls["gain_automatic"] as? NSNumber)?.intValue, 0)
+        XCTAssertEqual((controls["gain"] as? NSNumber)?.intValue, 50)
+        XCTAssertEqual(controls["test_pattern"] as? String, "75-colorbar")
+        XCTAssertNil(controls["button"])
+    }
+
+    /// The luma of the bottom 2/5 of a 640x360 picture (below vivid's text), averaged into 64
+    /// columns: the first frame at `seconds` of `file`, its Y plane as decoded (ffmpeg).
+    private func columnProfile(_ file: String, at seconds: Double? = nil) throws -> [Double] {
+        let input = try KernelVM.shared.output(of: "vivid-controls").appendingPathComponent(file).path
+        let raw = try temporaryDirectory(self).appendingPathComponent("frame.yuv")
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y"] + (seconds.map { ["-ss", "\($0)"] } ?? [])
+                                     + ["-i", input, "-frames:v", "1", "-f", "rawvideo", raw.path])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        let y = [UInt8](try Data(contentsOf: raw))
+        let width = 640, height = 360
+        XCTAssertGreaterThanOrEqual(y.count, width * height, file)
+        guard y.count >= width * height else { return [] }
+        return (0..<64).map { bin in
+            var sum = 0
+            for row in (height * 3 / 5)..<height { for x in (bin * 10)..<(bin * 10 + 10) { sum += Int(y[row * width + x]) } }
+            return Double(sum) / Double(10 * (height - height * 3 / 5))
+        }
+    }
+
+    /// horizontal_flip, given to `record`, mirrors the colour bars: the recording's frames are
+    /// the bright photo's (same brightness and contrast) reversed left to right.
+    func testAFlipMirrorsThePicture() throws {
+        let photo = try columnProfile("bright.jpg"), recorded = try columnProfile("record.mp4", at: 1)
+        XCTAssertEqual(photo.count, 64)
+        let reversed = zip(recorded, photo.reversed()).map { abs($0 - $1) }.reduce(0, +) / 64
+        let asIs = zip(recorded, photo).map { abs($0 - $1) }.reduce(0, +) / 64
+        XCTAssertLessThan(reversed, 8, "photo \(photo)\nrecorded \(recorded)")
+        XCTAssertGreaterThan(asIs, 30, "photo \(photo)\nrecorded \(recorded)")
     }
 }
