@@ -1,19 +1,27 @@
 extension ExifTIFF {
     /// How the camera exposed the picture, as far as it reports it; nil fields are not written.
-    struct Exposure {
+    package struct Exposure {
         /// Seconds as a fraction (the driver's 100 µs units over 10000).
-        var time: (numerator: UInt32, denominator: UInt32)?
-        var program: Program?
+        package var time: (numerator: UInt32, denominator: UInt32)?
+        package var program: Program?
         /// true: automatic white balance.
-        var autoWhiteBalance: Bool?
-        var iso: Int?
+        package var autoWhiteBalance: Bool?
+        package var iso: Int?
+
+        package init(time: (numerator: UInt32, denominator: UInt32)?, program: Program?, autoWhiteBalance: Bool?,
+                     iso: Int?) {
+            self.time = time
+            self.program = program
+            self.autoWhiteBalance = autoWhiteBalance
+            self.iso = iso
+        }
 
         /// EXIF ExposureProgram's values for the V4L2 exposure modes.
-        enum Program: UInt16 {
+        package enum Program: UInt16 {
             case manual = 1, normal = 2, aperturePriority = 3, shutterPriority = 4
         }
 
-        var isEmpty: Bool { time == nil && program == nil && autoWhiteBalance == nil && iso == nil }
+        package var isEmpty: Bool { time == nil && program == nil && autoWhiteBalance == nil && iso == nil }
     }
 
     enum ExposureTag {
@@ -32,7 +40,7 @@ extension ExifTIFF {
     /// auto, 1 manual), PhotographicSensitivity (ISOSpeedRatings; at most 65535, the SHORT's
     /// limit the standard says to write for higher speeds) with SensitivityType 0 (unknown: V4L2
     /// does not say which of ISO 12232's measures its ISO sensitivity is).
-    mutating func setExposure(_ exposure: Exposure) {
+    package mutating func setExposure(_ exposure: Exposure) {
         guard !exposure.isEmpty else { return }
         var exif = ifd0.children[Tag.exifIFD] ?? Directory()
         if let time = exposure.time, time.denominator > 0 {
