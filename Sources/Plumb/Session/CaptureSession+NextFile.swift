@@ -55,13 +55,13 @@ extension CaptureSession {
         guard let teeSink = tee?.staticPad("sink") else { return nil }
         var moves: [FileSwap.Move] = []
         for branch in branches.values {
-            guard let movie = branch.output as? RecordingOutput, !movie.chain.isStopping else { continue }
+            guard let segment = branch.output as? RecordingOutput, !segment.chain.isStopping else { continue }
             do {
-                moves.append(try prepareMove(from: branch, of: movie, to: movie.makeSuccessor()))
+                moves.append(try prepareMove(from: branch, of: segment, to: segment.nextSegment()))
             } catch {
-                movie.chain.record(failure: "could not start a new file for the new camera after "
-                                   + "\(movie.url.lastPathComponent), so the recording ends there: \(error)")
-                moves.append(FileSwap.Move(old: branch, current: movie, next: nil))
+                segment.chain.record(failure: "could not start a new file for the new camera after "
+                                     + "\(segment.url.lastPathComponent), so the recording ends there: \(error)")
+                moves.append(FileSwap.Move(old: branch, current: segment, next: nil))
             }
         }
         guard !moves.isEmpty else { return nil }
@@ -94,7 +94,7 @@ extension CaptureSession {
                 guard let next = move.next else { continue }
                 branches[ObjectIdentifier(next.output)] = next.branch
                 next.output.didAttach(requestTime: pipeline?.runningTime)
-                if next.output.chain === move.current.chain { move.current.setSuccessor(next.output) }
+                move.current.chain.rolledOver(to: next.output)
             case .failed(let error):
                 if let next = move.next { discardUnlinked(next.branch) }
                 if case .caps = swap.cut {

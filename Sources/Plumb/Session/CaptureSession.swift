@@ -76,9 +76,10 @@ public actor CaptureSession {
     private var firstFrame: OneShot<Void>?
     /// What applies a followed observer's angles (see `follow(_:)`).
     var following: RotationFollower?
-    /// Recordings rolling over on rotation: the task moving each to its next file, by chain
-    /// (each move in it a roll of `state`), for a stop and `close()` to wait for.
-    var turnRolls: [ObjectIdentifier: Task<Void, Never>] = [:]
+    /// Recordings rolling over (on time or on rotation): the task moving each to its next
+    /// segment, by chain (a roll of `state`), one at a time per recording, for the next roll,
+    /// a stop and `close()` to wait for.
+    var rolls: [ObjectIdentifier: Task<Void, Never>] = [:]
     /// The digital zoom between the source and the tee (`CaptureSession+Zoom`).
     var zoomCrop: ZoomCrop?
     var maximumZoom = CaptureSession.defaultMaximumZoom
@@ -178,7 +179,7 @@ public actor CaptureSession {
             branches[ObjectIdentifier(branch.output)] = nil
             await teardown(branch, drain: true, error: nil)
         }
-        for task in Array(turnRolls.values) { await task.value }
+        for task in Array(rolls.values) { await task.value }
         for task in Array(inFlight.values) { await task.value }
         if let spare, let pipeline { spare.discard(from: pipeline) }
         spare = nil

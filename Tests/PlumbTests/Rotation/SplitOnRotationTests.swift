@@ -113,6 +113,33 @@ final class SplitOnRotationTests: XCTestCase {
         try checkSegments(recording, facts, tee)
     }
 
+    /// A timed roll (`CaptureSession.rollOver(_:to:)`, `plumb serve`'s segments) and a turn
+    /// yield the same kind of segment: each is the next file of the one recording, listed in
+    /// its `segments` and its facts, starts on a keyframe, carries its angle (ffprobe,
+    /// exiftool), and takes over from the previous file on the next frame.
+    func testATimedRollAndATurnYieldTheSameKindOfSegments() async throws {
+        let dir = try temporaryDirectory(self)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga, rate: FrameRate(30))
+        addTeardownBlock { await session.close() }
+        let tee = try await TeeFrames(session)
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("one.mp4"), options: splitting)
+        _ = try await recording.firstFrameTime()
+        try await session.waitForFrames(20, timeout: .seconds(30))
+        _ = try await session.rollOver(recording, to: dir.appendingPathComponent("two.mp4"))
+        try await session.waitForFrames(20, timeout: .seconds(30))
+        await session.setRotation(.degrees90)
+        let turned = await waitUntil(timeout: .seconds(30)) { recording.segments.count == 3 }
+        XCTAssertTrue(turned, "the turn rolled the recording over: \(recording.urls.map(\.lastPathComponent)) "
+                      + recording.splitFailures.joined(separator: "; "))
+        try await session.waitForFrames(20, timeout: .seconds(30))
+        let facts = try await recording.stop()
+        XCTAssertEqual(recording.urls.map(\.lastPathComponent), ["one.mp4", "two.mp4", "two-2.mp4"],
+                       "the timed file and the turned one are segments of the same recording")
+        XCTAssertEqual(facts.segments?.map { URL(fileURLWithPath: $0.file).lastPathComponent }, ["one.mp4", "two.mp4", "two-2.mp4"])
+        XCTAssertEqual(facts.segments?.map(\.rotation), [0, 0, 90])
+        XCTAssertEqual(try checkSegments(recording, facts, tee).map { $0?.degrees ?? 0 }, [0, 0, 90])
+    }
+
     /// Angles changing faster than files can be made: the recording ends in a file at the
     /// final angle, and still no frame is lost or doubled.
     func testAStormEndsOnTheFinalAngleWithoutLosingAFrame() async throws {
