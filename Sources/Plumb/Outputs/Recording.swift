@@ -61,7 +61,7 @@ public final class Recording: Sendable {
     /// Why the recording could not roll over to a new file (it went on in the file it had,
     /// so nothing was lost), or could not give a file its angle (it plays unturned), most
     /// recent last.
-    public var splitFailures: [String] { output.chain.failures }
+    public var rollOverFailures: [String] { output.chain.failures }
 
     /// The pipeline running time when the session took the request.
     public var requestTime: ClockTime? { output.requestTime }

@@ -23,7 +23,7 @@ import PlumbRotation
 /// - Video only: this branch never has an audio element.
 /// - With `RecordingOptions.location`, the file carries where it started (`MP4LocationWriter`).
 public final class RecordingOutput: CaptureOutput {
-    public let kind = "movie"
+    public let kind = "recording"
     /// About a second of frames may wait for a slow encoder before the oldest are dropped.
     public var queueLimit: Int { 30 }
 
@@ -307,7 +307,7 @@ public final class RecordingOutput: CaptureOutput {
     /// tag; or with `burnIn` turns the pixels by it (the matrix then stays identity).
     ///
     /// A failure leaves a file without its angle, which is still a recording (the facts carry
-    /// the angle): it is recorded with the recording's failures (`Recording.splitFailures`).
+    /// the angle): it is recorded with the recording's failures (`Recording.rollOverFailures`).
     public func apply(rotation: RotationAngle) {
         guard let plumbing = state.withLock({ $0.stage.latch(rotation) }) else { return }
         do {
@@ -457,7 +457,7 @@ public final class RecordingOutput: CaptureOutput {
                                height: turned ? s.size.width : s.size.height,
                                seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
                                bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
-                               rotation: options.burnIn ? 0 : angle.degrees, file: url.path)
+                               orientation: options.burnIn ? 0 : angle.degrees, file: url.path)
         if options.burnIn { facts.burnedIn = angle.degrees }
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }

@@ -11,7 +11,7 @@ import Synchronization
 /// source -> [jpegdec] -> videoconvert -> I420 caps -> tee (allow-not-linked)
 ///                                                      |- queue -> fakesink          (permanent: keeps it running)
 ///                                                      |- [photo: queue -> appsink]
-///                                                      |- [movie: queue -> x264enc -> h264parse -> mp4mux -> filesink]
+///                                                      |- [recording: queue -> x264enc -> h264parse -> mp4mux -> filesink]
 ///                                                      '- [preview: queue -> videoflip -> sink]
 /// ```
 ///
@@ -222,7 +222,7 @@ public actor CaptureSession {
         await teardown(branch, drain: true, error: nil)
     }
 
-    /// The kinds of the attached outputs' branches, e.g. ["photo1", "movie2"].
+    /// The kinds of the attached outputs' branches, e.g. ["photo1", "recording2"].
     public var attachedBranches: [String] { branches.values.map(\.name).sorted() }
 
     /// Sets both angles for every output, now and for those attached later.
@@ -642,7 +642,7 @@ public actor CaptureSession {
         }
         head.discard(from: pipeline)
         if spare == nil { spare = try? makeHead() }
-        if let movie = output as? RecordingOutput { Self.removeIfEmpty(movie.url) }
+        if let recording = output as? RecordingOutput { Self.removeIfEmpty(recording.url) }
     }
 
     /// Removes a file that holds nothing (a sink opened it, no frame reached it).
