@@ -58,8 +58,9 @@ final class RecordingChain: Sendable {
     func admits(pts: ClockTime, duration: ClockTime) -> Bool {
         guard let length else { return true }
         let first = state.withLock { s in
-            if s.firstPTS == nil { s.firstPTS = pts }
-            return s.firstPTS!
+            let first = s.firstPTS ?? pts
+            s.firstPTS = first
+            return first
         }
         if pts < first || pts - first + duration / 2 < length { return true }
         full.succeed(())
