@@ -86,7 +86,7 @@ public actor ContinuousRecorder {
     private var segmentTimer: Task<Void, Never>?
     /// Events waiting for the step under way to end (`RecorderState.Step.later`).
     private var waitingForChange: [CheckedContinuation<Void, Never>] = []
-    /// The files whose `recording-stopped` went out last (a split announces its old file,
+    /// The files whose `recording-stopped` went out last (a roll announces its old file,
     /// the stop announces the rest): each is announced once. Files finish within moments
     /// of each other, so a short memory is enough for a daemon that runs for months.
     private var announced: [String] = []
@@ -376,7 +376,13 @@ public actor ContinuousRecorder {
         Task { [weak self] in
             var watched = recording.latest
             while true {
-                let facts = try? await watched.finished.value()
+                let facts: RecordingFacts?
+                do {
+                    facts = try await watched.finished.value()
+                } catch {
+                    // Ended by itself: the facts as the file holds them, with why.
+                    facts = watched.factsAfterFailure
+                }
                 guard let next = recording.segment(after: watched) else { break }
                 await self?.rolledOver(recording, from: watched, facts: facts, to: next)
                 watched = next

@@ -1,13 +1,14 @@
 import Foundation
 import GStreamer
 
-/// Moving recordings to their next files (`FileSwap`): the session's side — building the
-/// next files' branches, and taking the swap's outcome into the branches it keeps.
+/// Rolling recordings over to their next segments (`FileSwap`): the session's side —
+/// building the next files' branches, and taking the swap's outcome into the branches it keeps.
 extension CaptureSession {
-    /// Moves the recording writing `current` to `next` at the next frame (with `boundary`,
-    /// the first frame whose running time reaches it), then drains the old branch in the
-    /// background. A timed segment and a split on rotation both come here, as a roll
-    /// (`CaptureSessionState.startRoll`: never during a camera switch).
+    /// Rolls the recording writing `current` over to `next` at the next frame (with
+    /// `boundary`, the first frame whose running time reaches it), then drains the old
+    /// branch in the background. A timed roll and a roll on rotation both come here
+    /// (`rollOverNow`), as a roll of the session (`CaptureSessionState.startRoll`: never
+    /// during a camera switch).
     /// - Throws: `CaptureError.notAttached` when `current` is no longer written (a camera
     ///   switch moved it meanwhile), what building the branch threw, `CaptureError.timedOut`
     ///   when no frame came; the recording then goes on in the file it has.
@@ -78,8 +79,8 @@ extension CaptureSession {
     }
 
     /// Waits at most `timeout` for `swap`'s cut, then takes its outcome in: each new branch
-    /// among the session's (its file in the recording's files when it continues the same
-    /// recording), each old branch drained in the background, each next file that gets no
+    /// among the session's (its file the recording's next segment, `RecordingChain.rolledOver`),
+    /// each old branch drained in the background, each next file that gets no
     /// frame discarded. No cut in time: every next file is discarded and the recordings go
     /// on in the files they have (nil returned).
     @discardableResult
