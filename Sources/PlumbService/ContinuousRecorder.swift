@@ -8,9 +8,10 @@ import PlumbLocation
 /// and finalized — every file — on stop.
 ///
 /// A new segment is a new file on a new branch that takes over from the running one at a
-/// frame boundary (`CaptureSession.rollOver(_:to:)`); the old file is finalized
-/// in the background while the new one records. Events: `recording-started` for each new
-/// file, `recording-stopped` (with its facts) for each finished one.
+/// frame boundary (`CaptureSession.rollOver(_:to:fileLength:)`), the recording's next
+/// segment as on a turn or a camera switch; the old file is finalized in the background
+/// while the new one records. Events: `recording-started` for each new file,
+/// `recording-stopped` (with its facts) for each finished one.
 ///
 /// What it is doing is one `RecorderState` (idle, starting, recording, rolling, finishing):
 /// each request and each end of a step is a transition of it, and one that comes while a
@@ -65,8 +66,8 @@ public actor ContinuousRecorder {
         }
     }
 
-    /// What `POST /recording/stop` answers: the last file's facts and every file the
-    /// recording wrote since it was started.
+    /// What `POST /recording/stop` answers: the last file's facts (`file`'s) and every file
+    /// the recording wrote since it was started.
     public struct Stopped: Sendable, Encodable {
         public var file: String
         public var facts: RecordingFacts?
@@ -86,11 +87,11 @@ public actor ContinuousRecorder {
     private var segmentTimer: Task<Void, Never>?
     /// Events waiting for the step under way to end (`RecorderState.Step.later`).
     private var waitingForChange: [CheckedContinuation<Void, Never>] = []
-    /// The files whose `recording-stopped` went out last (a split announces its old file,
+    /// The files whose `recording-stopped` went out last (a roll announces its old file,
     /// the stop announces the rest): each is announced once. Files finish within moments
     /// of each other, so a short memory is enough for a daemon that runs for months.
     private var announced: [String] = []
-    /// Old segments being finalized in the background.
+    /// Recordings being finalized in the background.
     private var finishing: [UUID: Task<Void, Never>] = [:]
     /// The files being written, registered in `settings.inUse` until finalized.
     private var inUse: [ObjectIdentifier: FilesInUse.Registration] = [:]
@@ -183,7 +184,8 @@ public actor ContinuousRecorder {
             throw refused(error)
         }
         let written = files
-        let facts = await finish(last)
+        // The last file's: the earlier segments were announced (with theirs) as they finished.
+        let facts = await finish(last).map { $0.segments?.last ?? $0 }
         return Stopped(file: facts?.file.lastPathComponentOfPath ?? written.last ?? "", facts: facts, files: written)
     }
 
@@ -337,70 +339,72 @@ public actor ContinuousRecorder {
         await Task { await self.roll(from: old, in: session, fileLength: fileLength) }.value
     }
 
-    /// Moves the recording to a new file at a frame boundary; the old one is finalized meanwhile.
-    private func roll(from old: Recording, in session: CaptureSession, fileLength: Duration?) async {
+    /// Rolls the recording over to a new file at a frame boundary; the old one is finalized
+    /// meanwhile (and announced by `watch`, as after any roll).
+    private func roll(from recording: Recording, in session: CaptureSession, fileLength: Duration?) async {
         let url = URL(fileURLWithPath: settings.folder.newFile(extension: "mp4"))
         let registration = settings.inUse?.register(path: url.path)
         defer { registration?.done() }
-        let next: Recording
         do {
-            next = try await session.rollOver(old, to: url, fileLength: fileLength)
-            register(next)
+            try await session.rollOver(recording, to: url, fileLength: fileLength)
         } catch {
             change { $0.rollFailed() }
             report("could not start the next segment \(url.lastPathComponent): \(error); "
                    + "recording on in \(currentFile ?? "the current file")")
             return
         }
-        guard change({ $0.rolled(to: next) }) != nil else {
-            // Not reached: only the roll ends `rolling`. Both files are finalized all the same.
-            background { [self] in
-                _ = await self.finalize(old)
-                _ = try? await next.stop()
-                await self.unregister(next)
-            }
-            return
-        }
-        watch(next)
-        files.append(url.lastPathComponent)
-        if files.count > 1000 { files.removeFirst(files.count - 1000) }
-        publish(.recordingStarted(file: url.lastPathComponent))
-        log("recording to \(url.path) (next segment)")
-        background { [self] in _ = await self.finalize(old) }
+        // Only the roll ends `rolling`: the state is `recording` again, in the next segment.
+        change { _ = $0.rolled(to: recording) }
+        started(url.lastPathComponent, why: "next segment")
     }
 
-    /// Follows a recording's files: a split on rotation is announced when the old file is
-    /// finalized (`recording-stopped` for it, `recording-started` for the next), and a
-    /// recording that ends by itself (its branch failed: a full disk, an encoder error; or
-    /// the camera failed and the session drained it) is reported and let go. Never
-    /// cancelled: cancelling a wait on `finished` would fail it for every other waiter.
+    /// `recording-started` for a new segment, once (the roll and `watch` both see it).
+    private func started(_ name: String, why: String) {
+        guard !files.contains(name) else { return }
+        files.append(name)
+        if files.count > 1000 { files.removeFirst(files.count - 1000) }
+        publish(.recordingStarted(file: name))
+        log("recording to \(settings.folder.path)/\(name) (\(why))")
+    }
+
+    /// Follows a recording's segments: each roll (on time, on a turn, on a camera switch) is
+    /// announced when the old file is finalized (`recording-stopped` for it,
+    /// `recording-started` for the next), and a recording that ends by itself (its branch
+    /// failed: a full disk, an encoder error; or the camera failed and the session drained
+    /// it) is reported and let go. Never cancelled: cancelling a wait on `finished` would
+    /// fail it for every other waiter.
     private func watch(_ recording: Recording) {
         Task { [weak self] in
-            var index = recording.segments.count - 1
+            var watched = recording.latest
             while true {
-                let watched = recording.segments[index]
-                let facts = try? await watched.finished.value()
-                let segments = recording.segments
-                guard segments.count > index + 1 else { break }
-                await self?.split(finished: watched, facts: facts, next: segments[index + 1])
-                index += 1
+                let facts: RecordingFacts?
+                do {
+                    facts = try await watched.finished.value()
+                } catch {
+                    // Ended by itself: the facts as the file holds them, with why.
+                    facts = watched.factsAfterFailure
+                }
+                guard let next = recording.segment(after: watched) else { break }
+                await self?.rolledOver(recording, from: watched, facts: facts, to: next)
+                watched = next
             }
             await self?.ended(recording)
         }
     }
 
-    /// A recording moved to a new file when the angle changed, or when a camera switch
-    /// changed the caps; the old one is finalized.
-    private func split(finished: RecordingOutput, facts: RecordingFacts?, next: RecordingOutput) {
-        let old = finished.url.lastPathComponent, name = next.url.lastPathComponent
-        if firstAnnouncement(of: old) {
-            publish(.recordingStopped(file: old, facts: facts))
+    /// A recording rolled over to `next`, and its old segment is finalized: announced, then
+    /// let go of (a recording that runs for months keeps only the files it writes).
+    private func rolledOver(_ recording: Recording, from finished: RecordingOutput, facts: RecordingFacts?,
+                            to next: RecordingOutput) {
+        let old = finished.url.lastPathComponent
+        if let facts {
+            announce(facts)
+        } else if firstAnnouncement(of: old) {
+            publish(.recordingStopped(file: old, facts: nil))
         }
-        log("recorded \(old)" + (facts.map { ": \($0.frames) frames, \($0.seconds) s, \($0.bytes) bytes" } ?? ""))
-        if !files.contains(name) { files.append(name) }
-        publish(.recordingStarted(file: name))
-        log("recording to \(next.url.path) (a new file at \(next.latchedRotation?.degrees ?? 0) degrees: "
-            + "the device turned or the camera changed)")
+        recording.forget(finished)
+        settings.retention?.run(because: "\(old) finished")
+        started(next.url.lastPathComponent, why: "next segment, at \(next.latchedRotation?.degrees ?? 0) degrees")
     }
 
     /// A branch that ended by itself; a file being rolled is dealt with when the roll has
@@ -433,7 +437,7 @@ public actor ContinuousRecorder {
         }
     }
 
-    /// Registers a recording's files (all of them, as a split on rotation adds more) as in use until finalized.
+    /// Registers a recording's files (all of them, as each roll adds one) as in use until finalized.
     private func register(_ recording: Recording) {
         guard let inUse = settings.inUse else { return }
         self.inUse[ObjectIdentifier(recording)] = inUse.register { recording.segments.map(\.url.path) }
@@ -456,7 +460,7 @@ public actor ContinuousRecorder {
         do {
             facts = try await recording.stop()
         } catch {
-            let name = recording.url.lastPathComponent
+            let name = recording.latest.url.lastPathComponent
             guard let salvaged = recording.factsAfterFailure else {
                 publish(.recordingStopped(file: name, facts: nil))
                 report("the recording \(name) ended with an error: \(error)" + (advice.map { "; \($0)" } ?? ""))

@@ -207,6 +207,42 @@ final class ContinuousRecorderTests: XCTestCase {
         XCTAssertEqual(stopped.file, events.started.last)
     }
 
+    /// Timed rolls make the next segments of the one recording: each old file is announced
+    /// (with its facts) once it is finalized, then let go of, so a recording that runs for
+    /// months keeps only the file it writes; the stop answers with the last file's facts.
+    func testRollsAnnounceEachFileAndLetGoOfTheFinishedOnes() async throws {
+        let dir = try temporaryDirectory(self)
+        let events = Events()
+        let recorder = recorder(in: dir, events: events)
+        let session = try await openCamera()
+        await recorder.sessionOpened(session)
+        let started = try await recorder.start()
+        guard case .recording(let recording) = await recorder.state else { return XCTFail("not recording") }
+        for _ in 0..<3 {
+            try await session.waitForFrames(10)
+            await recorder.rollOver()
+        }
+        let announced = await waitUntil(timeout: .seconds(30)) { events.stopped.count == 3 }
+        XCTAssertTrue(announced, "\(events.stopped)")
+        XCTAssertEqual(events.started.count, 4, "\(events.started)")
+        XCTAssertEqual(events.started.first, started.file)
+        XCTAssertEqual(events.stopped, Array(events.started.prefix(3)), "each old file announced as it finished")
+        XCTAssertEqual(recording.segments.map(\.url.lastPathComponent), [events.started.last],
+                       "only the segment being written is kept")
+        let current = await recorder.currentFile
+        XCTAssertEqual(current, events.started.last)
+
+        try await session.waitForFrames(10)
+        let stopped = try await recorder.stop()
+        XCTAssertEqual(stopped.files, events.started)
+        XCTAssertEqual(stopped.file, events.started.last)
+        XCTAssertNil(stopped.facts?.segments, "the last file's facts")
+        XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(dir.appendingPathComponent(stopped.file).path),
+                       stopped.facts?.frames)
+        XCTAssertEqual(events.stopped, stopped.files)
+        XCTAssertEqual(events.errors, [])
+    }
+
     /// The camera lost while recording: the file is finalized, the recording waits and
     /// resumes in a new file with the next session; the stop answers with both files.
     func testTheCameraLostAndBackResumesInANewFile() async throws {

@@ -44,28 +44,28 @@ final class CaptureErrorTests: XCTestCase {
         let sinkPath = "/GstPipeline:plumb-session/GstBin:branch7/GstFileSink:sink"
         let encoderPath = "/GstPipeline:plumb-session/GstBin:branch7/GstX264Enc:encoder"
 
-        let full = CaptureError.branch("movie", failed: GStreamerError(.noSpaceLeft, message: "No space left on the resource.",
+        let full = CaptureError.branch("recording", failed: GStreamerError(.noSpaceLeft, message: "No space left on the resource.",
                                                                         source: sinkPath), in: bin)
-        guard case .storageFull("movie", "/media/card/a.mp4", let failure) = full else { return XCTFail("\(full)") }
+        guard case .storageFull("recording", "/media/card/a.mp4", let failure) = full else { return XCTFail("\(full)") }
         XCTAssertEqual(failure.elementName, "sink")
-        XCTAssertEqual(full.description, "movie failed: \(sinkPath): No space left on the resource.")
+        XCTAssertEqual(full.description, "recording failed: \(sinkPath): No space left on the resource.")
         XCTAssertTrue(full.isStorageFailure)
 
         for code: GStreamerError.ResourceCode in [.openWrite, .write, .seek, .sync, .close] {
-            let error = CaptureError.branch("movie", failed: GStreamerError(code, message: "x", debug: "EIO", source: sinkPath), in: bin)
-            guard case .storageFailed("movie", "/media/card/a.mp4", let failure) = error else { return XCTFail("\(code): \(error)") }
+            let error = CaptureError.branch("recording", failed: GStreamerError(code, message: "x", debug: "EIO", source: sinkPath), in: bin)
+            guard case .storageFailed("recording", "/media/card/a.mp4", let failure) = error else { return XCTFail("\(code): \(error)") }
             XCTAssertEqual(failure, PipelineFailure(message: "x", detail: "EIO", element: sinkPath))
             XCTAssertTrue(error.isStorageFailure)
         }
 
-        let encode = CaptureError.branch("movie", failed: GStreamerError(.encode, message: "Encode failed.", source: encoderPath), in: bin)
-        guard case .outputFailed("movie", let failure) = encode else { return XCTFail("\(encode)") }
+        let encode = CaptureError.branch("recording", failed: GStreamerError(.encode, message: "Encode failed.", source: encoderPath), in: bin)
+        guard case .outputFailed("recording", let failure) = encode else { return XCTFail("\(encode)") }
         XCTAssertEqual(failure.elementName, "encoder")
         XCTAssertFalse(encode.isStorageFailure)
-        let read = CaptureError.branch("movie", failed: GStreamerError(.read, message: "x", source: sinkPath), in: bin)
+        let read = CaptureError.branch("recording", failed: GStreamerError(.read, message: "x", source: sinkPath), in: bin)
         XCTAssertFalse(read.isStorageFailure, "\(read)")
         // A storage failure from an element that names no file: still storage, no path.
-        let unnamed = CaptureError.branch("movie", failed: GStreamerError(.write, message: "x", source: encoderPath), in: bin)
+        let unnamed = CaptureError.branch("recording", failed: GStreamerError(.write, message: "x", source: encoderPath), in: bin)
         guard case .storageFailed(_, nil, _) = unnamed else { return XCTFail("\(unnamed)") }
     }
 }

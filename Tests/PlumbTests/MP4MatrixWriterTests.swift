@@ -23,7 +23,7 @@ final class MP4MatrixWriterTests: XCTestCase {
             await session.setRotation(angle + .degrees90)
             try await Task.sleep(for: .milliseconds(500))
             let facts = try await recording.stop()
-            XCTAssertEqual(facts.rotation, angle.degrees)
+            XCTAssertEqual(facts.orientation, angle.degrees)
             XCTAssertEqual(try IndependentReaders.exiftool("Rotation", url.path), angle.degrees, "exiftool at \(angle)")
             XCTAssertEqual(try IndependentReaders.ffprobeClockwise(url.path), angle, "ffprobe at \(angle)")
             XCTAssertEqual(try MediaInspector.inspect(path: url.path).rotation, angle, "Plumb at \(angle)")

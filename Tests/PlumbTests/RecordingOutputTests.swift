@@ -154,7 +154,7 @@ final class RecordingOutputTests: XCTestCase {
         await session.setRotation(.degrees180)
         let facts = try await recording.stop()
         await session.close()
-        XCTAssertEqual(facts.rotation, 90)
+        XCTAssertEqual(facts.orientation, 90)
         XCTAssertEqual(writer.angles.withLock { $0 }, [.degrees90])
         // Pixels are not turned: the stream keeps the camera's size.
         let video = try ProbedVideo(recording.url)

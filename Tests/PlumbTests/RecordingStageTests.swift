@@ -36,7 +36,7 @@ final class RecordingStageTests: XCTestCase {
         stage.built("pads")
         _ = stage.latch(.degrees270)
         var facts = RecordingFacts(codec: "h264", encoder: "x264enc", width: 640, height: 480, seconds: 1, frames: 30,
-                                   bytes: 1, startedAt: "now", rotation: 270, file: "/tmp/a.mp4")
+                                   bytes: 1, startedAt: "now", orientation: 270, file: "/tmp/a.mp4")
         facts.error = "disk full"
         XCTAssertTrue(stage.ended(failure: facts))
         XCTAssertNil(stage.attached(), "an ended file holds no pad")

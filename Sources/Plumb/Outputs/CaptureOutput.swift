@@ -8,7 +8,7 @@ import PlumbRotation
 /// after that queue. Outputs are classes shared between the session's executor and the
 /// streaming threads, hence `Sendable`; their callbacks from streaming threads only hand off.
 public protocol CaptureOutput: AnyObject, Sendable {
-    /// A short name for the branch bin and for errors ("photo", "movie", "preview").
+    /// A short name for the branch bin and for errors ("photo", "recording", "preview").
     var kind: String { get }
 
     /// How many frames the head queue may hold before it drops the oldest. Frames are

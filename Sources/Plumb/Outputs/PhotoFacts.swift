@@ -10,7 +10,8 @@ public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {
     public var bytes: Int
     /// When the frame arrived, ISO 8601 in UTC with milliseconds.
     public var takenAt: String
-    /// The EXIF Orientation written (1, 6, 3 or 8); pixels are never rotated.
+    /// The orientation the file carries (as `RecordingFacts.orientation` for a recording):
+    /// the EXIF Orientation written (1, 6, 3 or 8); pixels are never rotated.
     public var orientation: Int
     /// Whether GPS tags went in.
     public var gps: Bool

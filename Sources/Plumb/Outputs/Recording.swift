@@ -1,16 +1,23 @@
 import Foundation
 import GStreamer
+import Synchronization
 
 /// A recording in progress: `stop()` finalizes the file while the session keeps running.
-/// With `RecordingOptions.splitOnRotation` it may grow into several files, one per angle.
+/// It is one or more segments (files): whatever rolls it over to its next one — on time
+/// (`CaptureSession.rollOver(_:to:fileLength:)`), on a turn (`RecordingOptions.splitOnRotation`),
+/// on new caps (a camera switch) — the next file joins `segments` the same way.
 public final class Recording: Sendable {
     public let session: CaptureSession
     /// The first file's output.
     public let output: RecordingOutput
+    /// The segments kept (`forget(_:)` lets go of finished ones), in order.
+    private let kept: Mutex<[RecordingOutput]>
 
     init(session: CaptureSession, output: RecordingOutput) {
         self.session = session
         self.output = output
+        kept = Mutex([output])
+        output.chain.listed(in: self)
     }
 
     /// The first file.
@@ -18,20 +25,43 @@ public final class Recording: Sendable {
     /// The codec really used (after any fallback).
     public var codec: VideoCodec { output.choice.codec }
 
-    /// Every file's output so far, in order (one unless the recording split on rotation).
-    public var segments: [RecordingOutput] {
-        var all = [output]
-        while let next = all.last!.successor { all.append(next) }
-        return all
+    /// Every segment's output so far (but those let go of), in order; the last is the one
+    /// being written.
+    public var segments: [RecordingOutput] { kept.withLock { $0 } }
+
+    /// The segment after `segment`, once the recording rolled over from it; nil before.
+    public func segment(after segment: RecordingOutput) -> RecordingOutput? {
+        kept.withLock { list in
+            list.firstIndex { $0 === segment }.flatMap { $0 + 1 < list.count ? list[$0 + 1] : nil }
+        }
+    }
+
+    /// Lets go of a finished segment that is not the last (a recording that runs for months
+    /// must not keep every file's output): `segments`, `stop()` and `factsAfterFailure`
+    /// leave it out from then on.
+    public func forget(_ segment: RecordingOutput) {
+        guard segment.finished.result != nil else { return }
+        kept.withLock { list in
+            guard list.last !== segment else { return }
+            list.removeAll { $0 === segment }
+        }
+    }
+
+    /// The segment being written (the last).
+    public var latest: RecordingOutput { kept.withLock { $0.last ?? output } }
+
+    /// The session rolled the recording over to `next` (`RecordingChain.rolledOver(to:)`).
+    func add(_ next: RecordingOutput) {
+        kept.withLock { $0.append(next) }
     }
 
     /// Every file so far, in order.
     public var urls: [URL] { segments.map(\.url) }
 
-    /// Why the recording could not move to a new file when the angle changed (it went on
-    /// in the file it had, so nothing was lost), or could not give a file its angle (it
-    /// plays unturned), most recent last.
-    public var splitFailures: [String] { output.chain.failures }
+    /// Why the recording could not roll over to a new file (it went on in the file it had,
+    /// so nothing was lost), or could not give a file its angle (it plays unturned), most
+    /// recent last.
+    public var rollOverFailures: [String] { output.chain.failures }
 
     /// The pipeline running time when the session took the request.
     public var requestTime: ClockTime? { output.requestTime }
@@ -80,9 +110,9 @@ public final class Recording: Sendable {
     /// and returns the facts (every file listed in `segments` when there are several).
     /// Calling it again returns the same facts.
     public func stop() async throws -> RecordingFacts {
-        // No new file from here on; a split under way finishes first.
-        await session.stopRollingOverOnRotation(output)
-        let last = segments.last!
+        // No new file from here on; a roll under way finishes first.
+        await session.stopRollingOver(output.chain)
+        let last = latest
         if last.finished.result == nil {
             do {
                 try await session.detach(last)

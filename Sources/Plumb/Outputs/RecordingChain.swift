@@ -2,13 +2,12 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// What the files of one recording share when it rolls over to its next file on a turn or
-/// on new caps (`FileSwap`; its segments are `RecordingOutput.successor`s): where the first one
-/// is (the others are named after it), whether the recording is stopping (no new file
-/// then), why a split could not be made (the recording went on in the file it had), and
-/// the recording's length limit (`RecordingOptions.length`), counted from its first frame.
+/// What the segments (files) of one recording share, however it rolls over to its next
+/// one (`FileSwap`: on time, on a turn, on new caps): which segment is the latest, the
+/// `Recording` that lists them, whether the recording is stopping (no new segment then),
+/// why a roll could not be made (the recording went on in the file it had), and the
+/// recording's length limit (`RecordingOptions.length`), counted from its first frame.
 final class RecordingChain: Sendable {
-    let first: URL
     let length: ClockTime?
     /// Resolved when the first frame past `length` arrives.
     let full = OneShot<Void>()
@@ -17,13 +16,40 @@ final class RecordingChain: Sendable {
         var stopping = false
         var failures: [String] = []
         var firstPTS: ClockTime?
+        /// The segment being written last (the latest the recording rolled over to).
+        var latest: ObjectIdentifier?
+        /// The caller's handle, which keeps the segments (weak: it holds the outputs, which
+        /// hold this chain).
+        weak var recording: Recording?
     }
 
     private let state = Mutex(State())
 
-    init(first: URL, length: Duration? = nil) {
-        self.first = first
+    init(length: Duration? = nil) {
         self.length = length?.nanoseconds
+    }
+
+    /// The recording that lists the segments, once the session handed it out.
+    func listed(in recording: Recording) {
+        state.withLock {
+            $0.recording = recording
+            if $0.latest == nil { $0.latest = ObjectIdentifier(recording.output) }
+        }
+    }
+
+    /// The recording rolled over to `next` (its frames go there now): the one place a
+    /// segment joins the recording.
+    func rolledOver(to next: RecordingOutput) {
+        let recording = state.withLock { s in
+            s.latest = ObjectIdentifier(next)
+            return s.recording
+        }
+        recording?.add(next)
+    }
+
+    /// Whether `segment` is the latest (no roll moved the recording on from it).
+    func isLatest(_ segment: RecordingOutput) -> Bool {
+        state.withLock { ($0.latest ?? ObjectIdentifier(segment)) == ObjectIdentifier(segment) }
     }
 
     /// Streaming thread: whether the frame stamped `pts` (running time), lasting `duration`,
@@ -32,8 +58,9 @@ final class RecordingChain: Sendable {
     func admits(pts: ClockTime, duration: ClockTime) -> Bool {
         guard let length else { return true }
         let first = state.withLock { s in
-            if s.firstPTS == nil { s.firstPTS = pts }
-            return s.firstPTS!
+            let first = s.firstPTS ?? pts
+            s.firstPTS = first
+            return first
         }
         if pts < first || pts - first + duration / 2 < length { return true }
         full.succeed(())
@@ -64,9 +91,9 @@ final class RecordingChain: Sendable {
         }
     }
 
-    /// The file for segment `number` (2, 3 ...): `NAME-N.EXT` beside the first, the next
-    /// free number from `number` on — an existing file is never replaced.
-    func url(forSegment number: Int) -> URL {
+    /// The file named after `first` for its `number`th segment (2, 3 ...): `NAME-N.EXT`
+    /// beside it, the next free number from `number` on — an existing file is never replaced.
+    static func url(after first: URL, number: Int) -> URL {
         let folder = first.deletingLastPathComponent()
         let ext = first.pathExtension
         let stem = first.deletingPathExtension().lastPathComponent

@@ -41,8 +41,10 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     public var bytes: Int
     /// When the first frame was recorded, ISO 8601 in UTC.
     public var startedAt: String
-    /// The rotation the file's track matrix carries (latched at the start), in degrees clockwise.
-    public var rotation: Int
+    /// The orientation the file carries (as `PhotoFacts.orientation` for a still): the angle
+    /// its track matrix turns it by (latched at the start), in degrees clockwise. JSON
+    /// `rotation`, as ffprobe and exiftool call it.
+    public var orientation: Int
     /// The rotation turned into the pixels instead (`RecordingOptions.burnIn`); the matrix is then identity.
     public var burnedIn: Int?
     /// The (first) file.
@@ -76,7 +78,8 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
 
     enum CodingKeys: String, CodingKey {
         case encoderPassedOver = "encoder_passed_over", encoderFallback = "encoder_fallback", pixelConversion = "pixel_conversion"
-        case codec, encoder, width, height, seconds, frames, bytes, rotation, file, segments, error, controls
+        case codec, encoder, width, height, seconds, frames, bytes, file, segments, error, controls
+        case orientation = "rotation"
         case framesLost = "frames_lost", framesLostByCamera = "frames_lost_by_camera"
         case framesLostByEncoder = "frames_lost_by_encoder"
         case startedAt = "started_at"
@@ -88,7 +91,7 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     }
 
     public init(codec: String, encoder: String, width: Int, height: Int, seconds: Double, frames: Int, bytes: Int,
-                startedAt: String, rotation: Int, burnedIn: Int? = nil, file: String, segments: [RecordingFacts]? = nil) {
+                startedAt: String, orientation: Int, burnedIn: Int? = nil, file: String, segments: [RecordingFacts]? = nil) {
         self.codec = codec
         self.encoder = encoder
         self.width = width
@@ -97,7 +100,7 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
         self.frames = frames
         self.bytes = bytes
         self.startedAt = startedAt
-        self.rotation = rotation
+        self.orientation = orientation
         self.burnedIn = burnedIn
         self.file = file
         self.segments = segments

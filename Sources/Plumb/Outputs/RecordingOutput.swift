@@ -6,9 +6,9 @@ import Synchronization
 import PlumbRotation
 
 /// A recording: `[videoflip !] x264enc|x265enc ! h264parse|h265parse ! mp4mux ! filesink`
-/// on a branch of the running session. One RecordingOutput writes one file; a recording that
-/// rolls over on a turn or on new caps is a chain of them (`successor`), one per file; a
-/// timed segment (`CaptureSession.rollOver(_:to:fileLength:)`) starts a recording of its own.
+/// on a branch of the running session. One RecordingOutput writes one file, one segment of
+/// a `Recording`; however the recording rolls over to its next segment (on time, on a turn,
+/// on new caps) the next file is `nextSegment(at:)` of the current one.
 ///
 /// - By default the muxer writes fragments (`first-moov-then-finalise`): after `kill -9`
 ///   the file plays up to the last whole fragment; a clean stop leaves a normal MP4
@@ -25,7 +25,7 @@ import PlumbRotation
 /// - Video only: this branch never has an audio element.
 /// - With `RecordingOptions.location`, the file carries where it started (`MP4LocationWriter`).
 public final class RecordingOutput: CaptureOutput {
-    public let kind = "movie"
+    public let kind = "recording"
     /// About a second of frames may wait for a slow encoder before the oldest are dropped.
     public var queueLimit: Int { 30 }
 
@@ -33,8 +33,9 @@ public final class RecordingOutput: CaptureOutput {
     /// The encoder really used (after any fallback).
     public let choice: EncoderChoice
     public let options: RecordingOptions
-    /// 1 for a recording's first file, 2 for the file after its first split ...
-    public let segment: Int
+    /// The file this one's name follows and its number after it: (its own url, 1) for a
+    /// named file; a segment named for it is `NAME-N.mp4` (`RecordingChain.url(after:number:)`).
+    private let naming: (after: URL, number: Int)
     let chain: RecordingChain
 
     /// The branch's pads the file's angle and its first keyframe request go to.
@@ -65,7 +66,6 @@ public final class RecordingOutput: CaptureOutput {
         var lastEnd: ClockTime?
         var frames = 0
         var lastPTS: ClockTime?
-        var successor: RecordingOutput?
         /// Frames videoconvert made anew (a copy), and the conversion it did.
         var copiedFrames = 0
         var lastInput: UInt?
@@ -90,16 +90,16 @@ public final class RecordingOutput: CaptureOutput {
 
     /// Checks the target and picks the encoder; nothing runs until it is attached.
     public convenience init(url: URL, codec: VideoCodec = .h264, options: RecordingOptions = RecordingOptions()) throws {
-        try self.init(url: url, codec: codec, options: options, chain: RecordingChain(first: url, length: options.length),
-                      segment: 1)
+        try self.init(url: url, codec: codec, options: options, chain: RecordingChain(length: options.length),
+                      naming: (url, 1))
     }
 
-    private init(url: URL, codec: VideoCodec, options: RecordingOptions, chain: RecordingChain, segment: Int,
-                 choice: EncoderChoice? = nil) throws {
+    private init(url: URL, codec: VideoCodec, options: RecordingOptions, chain: RecordingChain,
+                 naming: (after: URL, number: Int), choice: EncoderChoice? = nil) throws {
         self.url = url
         self.options = options
         self.chain = chain
-        self.segment = segment
+        self.naming = naming
         self.choice = try choice ?? EncoderChoice.choose(codec, preference: options.encoder, available: options.isAvailable)
         try Self.checkWritable(url)
         guard options.fragmentDuration >= .milliseconds(100) else {
@@ -107,18 +107,15 @@ public final class RecordingOutput: CaptureOutput {
         }
     }
 
-    /// The recording's next file after a split: same codec, encoder and options (the split
-    /// must not wait for a hardware probe), named after the first file (`NAME-N.mp4`, never
-    /// over an existing file).
-    func makeSuccessor() throws -> RecordingOutput {
-        try RecordingOutput(url: chain.url(forSegment: segment + 1), codec: choice.codec, options: options,
-                        chain: chain, segment: segment + 1, choice: choice)
+    /// The recording's next segment, whatever rolls it over: same codec, encoder and options
+    /// (a roll must not wait for a hardware probe), same recording; at `url`, or without one
+    /// named after this file (`NAME-N.mp4`, never over an existing file).
+    func nextSegment(at url: URL? = nil) throws -> RecordingOutput {
+        let named: (after: URL, number: Int) = url.map { ($0, 1) } ?? (naming.after, naming.number + 1)
+        let target = url ?? RecordingChain.url(after: named.after, number: named.number)
+        return try RecordingOutput(url: target, codec: choice.codec, options: options, chain: chain,
+                                   naming: named, choice: choice)
     }
-
-    /// The file after this one, once the recording has split.
-    public var successor: RecordingOutput? { state.withLock { $0.successor } }
-
-    func setSuccessor(_ next: RecordingOutput) { state.withLock { $0.successor = next } }
 
     /// Where the file started (`RecordingOptions.location`, read when its branch was built);
     /// nil for none.
@@ -316,7 +313,7 @@ public final class RecordingOutput: CaptureOutput {
     /// tag; or with `burnIn` turns the pixels by it (the matrix then stays identity).
     ///
     /// A failure leaves a file without its angle, which is still a recording (the facts carry
-    /// the angle): it is recorded with the recording's failures (`Recording.splitFailures`).
+    /// the angle): it is recorded with the recording's failures (`Recording.rollOverFailures`).
     public func apply(rotation: RotationAngle) {
         guard let plumbing = state.withLock({ $0.stage.latch(rotation) }) else { return }
         do {
@@ -439,8 +436,8 @@ public final class RecordingOutput: CaptureOutput {
         var encoder = max(0, end.entered - start.entered - frames)
         // A recording that reached its length (`record --seconds N`) spans it: the slots after
         // the last frame up to the end are missing too, the frames that entered in them lost
-        // in the branch, the rest by the camera. (Only the last file of a split holds the end.)
-        if let lengthEnd = chain.end, s.successor == nil {
+        // in the branch, the rest by the camera. (Only the recording's latest segment holds the end.)
+        if let lengthEnd = chain.end, chain.isLatest(self) {
             let interval = s.rate.frameDuration
             let lastEnd = last + interval
             if lengthEnd > lastEnd + interval / 2 {
@@ -466,7 +463,7 @@ public final class RecordingOutput: CaptureOutput {
                                height: turned ? s.size.width : s.size.height,
                                seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
                                bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
-                               rotation: options.burnIn ? 0 : angle.degrees, file: url.path)
+                               orientation: options.burnIn ? 0 : angle.degrees, file: url.path)
         if options.burnIn { facts.burnedIn = angle.degrees }
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }

@@ -1,13 +1,14 @@
 import Foundation
 import GStreamer
 
-/// Moving recordings to their next files (`FileSwap`): the session's side — building the
-/// next files' branches, and taking the swap's outcome into the branches it keeps.
+/// Rolling recordings over to their next segments (`FileSwap`): the session's side —
+/// building the next files' branches, and taking the swap's outcome into the branches it keeps.
 extension CaptureSession {
-    /// Moves the recording writing `current` to `next` at the next frame (with `boundary`,
-    /// the first frame whose running time reaches it), then drains the old branch in the
-    /// background. A timed segment and a split on rotation both come here, as a roll
-    /// (`CaptureSessionState.startRoll`: never during a camera switch).
+    /// Rolls the recording writing `current` over to `next` at the next frame (with
+    /// `boundary`, the first frame whose running time reaches it), then drains the old
+    /// branch in the background. A timed roll and a roll on rotation both come here
+    /// (`rollOverNow`), as a roll of the session (`CaptureSessionState.startRoll`: never
+    /// during a camera switch).
     /// - Throws: `CaptureError.notAttached` when `current` is no longer written (a camera
     ///   switch moved it meanwhile), what building the branch threw, `CaptureError.timedOut`
     ///   when no frame came; the recording then goes on in the file it has.
@@ -55,13 +56,13 @@ extension CaptureSession {
         guard let teeSink = tee?.staticPad("sink") else { return nil }
         var moves: [FileSwap.Move] = []
         for branch in branches.values {
-            guard let movie = branch.output as? RecordingOutput, !movie.chain.isStopping else { continue }
+            guard let segment = branch.output as? RecordingOutput, !segment.chain.isStopping else { continue }
             do {
-                moves.append(try prepareMove(from: branch, of: movie, to: movie.makeSuccessor()))
+                moves.append(try prepareMove(from: branch, of: segment, to: segment.nextSegment()))
             } catch {
-                movie.chain.record(failure: "could not start a new file for the new camera after "
-                                   + "\(movie.url.lastPathComponent), so the recording ends there: \(error)")
-                moves.append(FileSwap.Move(old: branch, current: movie, next: nil))
+                segment.chain.record(failure: "could not start a new file for the new camera after "
+                                     + "\(segment.url.lastPathComponent), so the recording ends there: \(error)")
+                moves.append(FileSwap.Move(old: branch, current: segment, next: nil))
             }
         }
         guard !moves.isEmpty else { return nil }
@@ -78,8 +79,8 @@ extension CaptureSession {
     }
 
     /// Waits at most `timeout` for `swap`'s cut, then takes its outcome in: each new branch
-    /// among the session's (its file in the recording's files when it continues the same
-    /// recording), each old branch drained in the background, each next file that gets no
+    /// among the session's (its file the recording's next segment, `RecordingChain.rolledOver`),
+    /// each old branch drained in the background, each next file that gets no
     /// frame discarded. No cut in time: every next file is discarded and the recordings go
     /// on in the files they have (nil returned).
     @discardableResult
@@ -94,7 +95,7 @@ extension CaptureSession {
                 guard let next = move.next else { continue }
                 branches[ObjectIdentifier(next.output)] = next.branch
                 next.output.didAttach(requestTime: pipeline?.runningTime)
-                if next.output.chain === move.current.chain { move.current.setSuccessor(next.output) }
+                move.current.chain.rolledOver(to: next.output)
             case .failed(let error):
                 if let next = move.next { discardUnlinked(next.branch) }
                 if case .caps = swap.cut {

@@ -13,7 +13,7 @@ import Synchronization
 /// source -> [jpegdec] -> videoconvert -> I420 caps -> tee (allow-not-linked)
 ///                                                      |- queue -> fakesink          (permanent: keeps it running)
 ///                                                      |- [photo: queue -> appsink]
-///                                                      |- [movie: queue -> x264enc -> h264parse -> mp4mux -> filesink]
+///                                                      |- [recording: queue -> x264enc -> h264parse -> mp4mux -> filesink]
 ///                                                      '- [preview: queue -> videoflip -> sink]
 /// ```
 ///
@@ -78,9 +78,10 @@ public actor CaptureSession {
     private var firstFrame: OneShot<Void>?
     /// What applies a followed observer's angles (see `follow(_:)`).
     var following: RotationFollower?
-    /// Recordings rolling over on rotation: the task moving each to its next file, by chain
-    /// (each move in it a roll of `state`), for a stop and `close()` to wait for.
-    var turnRolls: [ObjectIdentifier: Task<Void, Never>] = [:]
+    /// Recordings rolling over (on time or on rotation): the task moving each to its next
+    /// segment, by chain (a roll of `state`), one at a time per recording, for the next roll,
+    /// a stop and `close()` to wait for.
+    var rolls: [ObjectIdentifier: Task<Void, Never>] = [:]
     /// The digital zoom between the source and the tee (`CaptureSession+Zoom`).
     var zoomCrop: ZoomCrop?
     var maximumZoom = CaptureSession.defaultMaximumZoom
@@ -180,7 +181,7 @@ public actor CaptureSession {
             branches[ObjectIdentifier(branch.output)] = nil
             await teardown(branch, drain: true, error: nil)
         }
-        for task in Array(turnRolls.values) { await task.value }
+        for task in Array(rolls.values) { await task.value }
         for task in Array(inFlight.values) { await task.value }
         if let spare, let pipeline { spare.discard(from: pipeline) }
         spare = nil
@@ -223,7 +224,7 @@ public actor CaptureSession {
         await teardown(branch, drain: true, error: nil)
     }
 
-    /// The kinds of the attached outputs' branches, e.g. ["photo1", "movie2"].
+    /// The kinds of the attached outputs' branches, e.g. ["photo1", "recording2"].
     public var attachedBranches: [String] { branches.values.map(\.name).sorted() }
 
     /// Sets both angles for every output, now and for those attached later.
@@ -643,7 +644,7 @@ public actor CaptureSession {
         }
         head.discard(from: pipeline)
         if spare == nil { spare = try? makeHead() }
-        if let movie = output as? RecordingOutput { Self.removeIfEmpty(movie.url) }
+        if let recording = output as? RecordingOutput { Self.removeIfEmpty(recording.url) }
     }
 
     /// Removes a file that holds nothing (a sink opened it, no frame reached it).

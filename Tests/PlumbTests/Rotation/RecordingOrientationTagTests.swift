@@ -59,7 +59,7 @@ final class RecordingOrientationTagTests: XCTestCase {
             for (container, recording) in recordings {
                 let label = "\(container) at \(angle)"
                 let facts = try await recording.stop()
-                XCTAssertEqual(facts.rotation, angle.degrees, label)
+                XCTAssertEqual(facts.orientation, angle.degrees, label)
                 XCTAssertEqual(recording.segments.first?.rewritesMatrix, rewrite, "Plumb's rewrite installed, \(label)")
                 try checkMatrix(recording.url, angle, label)
                 XCTAssertEqual(try IndependentReaders.ffprobePacketCount(recording.url.path), facts.frames, label)
@@ -84,11 +84,11 @@ final class RecordingOrientationTagTests: XCTestCase {
             for (n, angle) in turns.enumerated() {
                 await session.setRotation(angle)
                 let split = await waitUntil { recording.segments.count == n + 2 }
-                XCTAssertTrue(split, "\(container): \(recording.splitFailures)")
+                XCTAssertTrue(split, "\(container): \(recording.rollOverFailures)")
                 try await Task.sleep(for: .milliseconds(250))
             }
             let facts = try await recording.stop()
-            XCTAssertEqual(facts.segments?.map(\.rotation), [0, 90, 180, 270], "\(container)")
+            XCTAssertEqual(facts.segments?.map(\.orientation), [0, 90, 180, 270], "\(container)")
             for (segment, angle) in zip(recording.segments, [RotationAngle.degrees0] + turns) {
                 let label = "\(container), \(segment.url.lastPathComponent)"
                 XCTAssertEqual(segment.rewritesMatrix, rewrite, "Plumb's rewrite installed, \(label)")

@@ -55,7 +55,7 @@ final class RecordingOrientationTests: XCTestCase {
                 let facts = try await recording.stop()
                 let path = recording.url.path
                 let label = "\(container) at \(angle)"
-                XCTAssertEqual(facts.rotation, angle.degrees, label)
+                XCTAssertEqual(facts.orientation, angle.degrees, label)
                 XCTAssertNil(facts.burnedIn)
                 let ffprobe = try IndependentReaders.ffprobeRotation(path)
                 XCTAssertTrue(angle.ffprobeRotations.contains(ffprobe), "\(label): ffprobe says \(ffprobe)")
@@ -106,7 +106,7 @@ final class RecordingOrientationTests: XCTestCase {
             XCTAssertEqual(try IndependentReaders.exiftool("Rotation", path), 0, "identity matrix at \(angle)")
             XCTAssertEqual(facts.width, width)
             XCTAssertEqual(facts.height, height)
-            XCTAssertEqual(facts.rotation, 0)
+            XCTAssertEqual(facts.orientation, 0)
             XCTAssertEqual(facts.burnedIn, angle.degrees)
         }
         await session.close()

@@ -87,7 +87,7 @@ final class SessionRotationTests: XCTestCase {
         _ = try await recording.firstFrameTime()
         let photo = try await session.takePhoto()
         let facts = try await recording.stop()
-        XCTAssertEqual(facts.rotation, 90)
+        XCTAssertEqual(facts.orientation, 90)
         XCTAssertEqual(try IndependentReaders.exiftool("Rotation", recording.url.path), 90)
         XCTAssertEqual(try IndependentReaders.exiftool("Orientation", try write(photo.jpeg, named: "a.jpg", in: dir).path), 6)
         // Upright device: capture 0, preview 0 - 90 = 270.

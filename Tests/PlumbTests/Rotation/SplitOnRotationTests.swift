@@ -31,9 +31,9 @@ final class SplitOnRotationTests: XCTestCase {
             let name = segment.url.lastPathComponent
             let angle = try IndependentReaders.ffprobeClockwise(path)
             angles.append(angle)
-            XCTAssertEqual(angle?.degrees, fileFacts.rotation, "\(name): ffprobe against the facts", file: file, line: line)
-            XCTAssertEqual(segment.latchedRotation?.degrees, fileFacts.rotation, file: file, line: line)
-            XCTAssertEqual(try IndependentReaders.exiftool("Rotation", path), fileFacts.rotation, "\(name): exiftool",
+            XCTAssertEqual(angle?.degrees, fileFacts.orientation, "\(name): ffprobe against the facts", file: file, line: line)
+            XCTAssertEqual(segment.latchedRotation?.degrees, fileFacts.orientation, file: file, line: line)
+            XCTAssertEqual(try IndependentReaders.exiftool("Rotation", path), fileFacts.orientation, "\(name): exiftool",
                            file: file, line: line)
             let probe = try XCTUnwrap(Probe.read(segment.url), name, file: file, line: line)
             XCTAssertEqual(probe.frames, fileFacts.frames, "\(name): frames decoded (ffprobe -count_frames)",
@@ -71,16 +71,16 @@ final class SplitOnRotationTests: XCTestCase {
         try await session.follow(observer)
         await observer.waitForSourceEnd()
         let four = await waitUntil { recording.segments.count == 4 }
-        XCTAssertTrue(four, "\(recording.urls.map(\.lastPathComponent)) \(recording.splitFailures)")
+        XCTAssertTrue(four, "\(recording.urls.map(\.lastPathComponent)) \(recording.rollOverFailures)")
         try await Task.sleep(for: .milliseconds(400))
         let facts = try await recording.stop()
         await session.close()
 
         XCTAssertEqual(recording.urls.map(\.lastPathComponent), ["turns.mp4", "turns-2.mp4", "turns-3.mp4", "turns-4.mp4"])
-        XCTAssertEqual(facts.segments?.map(\.rotation), [0, 90, 180, 270])
+        XCTAssertEqual(facts.segments?.map(\.orientation), [0, 90, 180, 270])
         let angles = try checkSegments(recording, facts, tee)
         XCTAssertEqual(angles, [.degrees0, .degrees90, .degrees180, .degrees270])
-        XCTAssertEqual(recording.splitFailures, [])
+        XCTAssertEqual(recording.rollOverFailures, [])
         // The facts JSON lists every file.
         let json = try JSONSerialization.jsonObject(with: Data(facts.json.utf8)) as? [String: Any]
         XCTAssertEqual((json?["segments"] as? [[String: Any]])?.compactMap { $0["file"] as? String },
@@ -107,10 +107,37 @@ final class SplitOnRotationTests: XCTestCase {
         try await Task.sleep(for: .milliseconds(500))
         let facts = try await recording.stop()
         await session.close()
-        XCTAssertEqual(facts.segments?.map(\.rotation), [0, 90], recording.splitFailures.joined(separator: "; "))
+        XCTAssertEqual(facts.segments?.map(\.orientation), [0, 90], recording.rollOverFailures.joined(separator: "; "))
         XCTAssertEqual(facts.frames, 60)
         XCTAssertEqual(facts.seconds, 2, accuracy: 0.001)
         try checkSegments(recording, facts, tee)
+    }
+
+    /// A timed roll (`CaptureSession.rollOver(_:to:)`, `plumb serve`'s segments) and a turn
+    /// yield the same kind of segment: each is the next file of the one recording, listed in
+    /// its `segments` and its facts, starts on a keyframe, carries its angle (ffprobe,
+    /// exiftool), and takes over from the previous file on the next frame.
+    func testATimedRollAndATurnYieldTheSameKindOfSegments() async throws {
+        let dir = try temporaryDirectory(self)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga, rate: FrameRate(30))
+        addTeardownBlock { await session.close() }
+        let tee = try await TeeFrames(session)
+        let recording = try await session.startRecording(to: dir.appendingPathComponent("one.mp4"), options: splitting)
+        _ = try await recording.firstFrameTime()
+        try await session.waitForFrames(20, timeout: .seconds(30))
+        _ = try await session.rollOver(recording, to: dir.appendingPathComponent("two.mp4"))
+        try await session.waitForFrames(20, timeout: .seconds(30))
+        await session.setRotation(.degrees90)
+        let turned = await waitUntil(timeout: .seconds(30)) { recording.segments.count == 3 }
+        XCTAssertTrue(turned, "the turn rolled the recording over: \(recording.urls.map(\.lastPathComponent)) "
+                      + recording.rollOverFailures.joined(separator: "; "))
+        try await session.waitForFrames(20, timeout: .seconds(30))
+        let facts = try await recording.stop()
+        XCTAssertEqual(recording.urls.map(\.lastPathComponent), ["one.mp4", "two.mp4", "two-2.mp4"],
+                       "the timed file and the turned one are segments of the same recording")
+        XCTAssertEqual(facts.segments?.map { URL(fileURLWithPath: $0.file).lastPathComponent }, ["one.mp4", "two.mp4", "two-2.mp4"])
+        XCTAssertEqual(facts.segments?.map(\.orientation), [0, 0, 90])
+        XCTAssertEqual(try checkSegments(recording, facts, tee).map { $0?.degrees ?? 0 }, [0, 0, 90])
     }
 
     /// Angles changing faster than files can be made: the recording ends in a file at the
@@ -167,7 +194,7 @@ final class SplitOnRotationTests: XCTestCase {
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees90)
         let split = await waitUntil { recording.segments.count == 2 }
-        XCTAssertTrue(split, "\(recording.splitFailures)")
+        XCTAssertTrue(split, "\(recording.rollOverFailures)")
         try await Task.sleep(for: .milliseconds(300))
         let facts = try await recording.stop()
         await session.close()
@@ -196,13 +223,13 @@ final class SplitOnRotationTests: XCTestCase {
         let one = try await plain.stop()
         let two = try await turning.stop()
         XCTAssertEqual(plain.segments.count, 1)
-        XCTAssertEqual(one.rotation, 0)
+        XCTAssertEqual(one.orientation, 0)
         XCTAssertNil(one.segments)
         XCTAssertGreaterThanOrEqual(turning.segments.count, 2)
         for (segment, facts) in zip(turning.segments, two.segments ?? [two]) {
             let probe = try XCTUnwrap(Probe.read(segment.url), segment.url.lastPathComponent)
             XCTAssertEqual(probe.frames, facts.frames, segment.url.lastPathComponent)
-            XCTAssertEqual(try IndependentReaders.exiftool("Rotation", segment.url.path), facts.rotation)
+            XCTAssertEqual(try IndependentReaders.exiftool("Rotation", segment.url.path), facts.orientation)
         }
         // No stray empty file from a split that could not happen.
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
