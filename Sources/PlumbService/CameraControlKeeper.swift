@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import GStreamer
 import Plumb
 
 /// The camera controls `plumb serve` keeps: `[camera] controls`, then every value set by
@@ -42,8 +41,8 @@ public final class CameraControlKeeper: Sendable {
     private struct State {
         var kept: [(name: String, value: String)]
         /// The lock's freeze by driver name (set again on a new camera), and what undoes it.
-        var frozen: [(name: String, value: String)]?
-        var release: [(name: String, value: String)] = []
+        var frozen: CameraControlRequest?
+        var release: CameraControlRequest?
         var notApplied: [String] = []
         var problem: String?
     }
@@ -73,7 +72,7 @@ public final class CameraControlKeeper: Sendable {
     /// refuses is reported too, and returned (at start that ends `plumb serve`).
     public func cameraOpened(_ session: CaptureSession) -> Refused? {
         let (event, refused) = state.withLock { s -> ([String: CameraControlEntry.Value], Refused?) in
-            let wanted = s.kept + (s.frozen ?? [])
+            let wanted = s.kept + (s.frozen?.assignments ?? [])
             s.notApplied = []
             s.problem = nil
             guard !wanted.isEmpty else { return ([:], nil) }
@@ -85,27 +84,29 @@ public final class CameraControlKeeper: Sendable {
             }
             do throws(CameraControlError) {
                 let controls = try CameraControls(path: device.path)
-                let resolved = try CameraControlRequest(assignments: wanted).resolve(against: controls.controls, skipMissing: true)
-                try Self.set(resolved.changes, on: controls)
+                let resolved = try controls.set(CameraControlRequest(assignments: wanted), skipMissing: true)
                 s.notApplied = resolved.missing
                 if !resolved.missing.isEmpty {
                     s.problem = "camera \(device.path) has no \(resolved.missing.joined(separator: ", ")) control"
                         + (resolved.missing.count == 1 ? "" : "s")
                     log("controls: not set: \(s.problem!)")
                 }
-                let values = Self.entries(controls, resolved.changes.map(\.0)).1
+                let values = Self.event(resolved.controls)
                 if !values.isEmpty {
                     log("controls set on \(device.path): " + values.keys.sorted().map { "\($0)=\(values[$0]!.value)" }.joined(separator: ", "))
                 }
                 return (values, nil)
             } catch {
                 s.notApplied = wanted.map(\.name)
-                s.problem = "\(error)"
-                log("error: controls: not set on \(device.path): \(error)")
+                s.problem = "not set on \(device.path): \(error)"
                 return ([:], Refused(error: error))
             }
         }
         if !event.isEmpty { publish(.controls(event)) }
+        if refused != nil, let problem = status.problem {
+            publish(.error(message: "controls: \(problem)"))
+            log("error: controls: \(problem)")
+        }
         return refused
     }
 
@@ -127,10 +128,7 @@ public final class CameraControlKeeper: Sendable {
             return Listing(camera: nil, controls: [], reason: CameraControlError.noControls(camera: session.camera.identifier).description,
                            status: status)
         }
-        let controls = try state.withLock { _ throws(CameraControlError) in try CameraControls(path: device.path) }
-        let values = controls.values()
-        let entries = controls.controls.filter { $0.kind != .controlClass && !$0.flags.contains(.disabled) }
-            .map { CameraControlEntry($0, values[$0.id]) }
+        let entries = try state.withLock { _ throws(CameraControlError) in try CameraControls(path: device.path).entries() }
         return Listing(camera: device.path, controls: entries, reason: nil, status: status)
     }
 
@@ -141,13 +139,12 @@ public final class CameraControlKeeper: Sendable {
         guard case .device(let device) = session.camera else { throw .noControls(camera: session.camera.identifier) }
         let (entries, event) = try state.withLock { s throws(CameraControlError) in
             let controls = try CameraControls(path: device.path)
-            let resolved = try CameraControlRequest(assignments: assignments).resolve(against: controls.controls)
-            try Self.set(resolved.changes, on: controls)
+            let applied = try controls.set(CameraControlRequest(assignments: assignments))
             for (name, value) in assignments.map({ ($0.name.lowercased(), $0.value) }) {
                 s.kept.removeAll { $0.name == name }
                 s.kept.append((name, value))
             }
-            return Self.entries(controls, resolved.changes.map(\.0))
+            return (applied.controls, Self.event(applied.controls))
         }
         log("controls set by PATCH /controls: " + assignments.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))
         if !event.isEmpty { publish(.controls(event)) }
@@ -161,10 +158,10 @@ public final class CameraControlKeeper: Sendable {
         guard case .device(let device) = session.camera else { throw .noControls(camera: session.camera.identifier) }
         let (entries, event) = try state.withLock { s throws(CameraControlError) in
             let controls = try CameraControls(path: device.path)
-            let lock = try controls.lock()
-            s.frozen = lock.freeze.map { ($0.0.name, "\($0.1)") }
-            s.release = lock.release.map { ($0.0.name, "\($0.1)") }
-            return Self.entries(controls, lock.freeze.map(\.0))
+            let frozen = try controls.freeze()
+            s.frozen = frozen.again
+            s.release = frozen.undo
+            return (frozen.changed, Self.event(frozen.changed))
         }
         log("controls locked: " + (entries.isEmpty ? "no auto mode was on" : entries.map { "\($0.name)=\($0.value.map { "\($0.value)" } ?? "?")" }.joined(separator: ", ")))
         if !event.isEmpty { publish(.controls(event)) }
@@ -176,14 +173,12 @@ public final class CameraControlKeeper: Sendable {
         let done = try state.withLock { s throws(CameraControlError) -> ([CameraControlEntry], [String: CameraControlEntry.Value])? in
             guard s.frozen != nil else { return nil }
             var result: ([CameraControlEntry], [String: CameraControlEntry.Value]) = ([], [:])
-            if case .device(let device) = session.camera, !s.release.isEmpty {
-                let controls = try CameraControls(path: device.path)
-                let resolved = try CameraControlRequest(assignments: s.release).resolve(against: controls.controls, skipMissing: true)
-                try Self.set(resolved.changes, on: controls)
-                result = Self.entries(controls, resolved.changes.map(\.0))
+            if case .device(let device) = session.camera, let release = s.release, !release.assignments.isEmpty {
+                let applied = try CameraControls(path: device.path).set(release, skipMissing: true)
+                result = (applied.controls, Self.event(applied.controls))
             }
             s.frozen = nil
-            s.release = []
+            s.release = nil
             return result
         }
         guard let (entries, event) = done else { return nil }
@@ -192,20 +187,10 @@ public final class CameraControlKeeper: Sendable {
         return entries
     }
 
-    private static func set(_ changes: [(V4L2ControlInfo, V4L2ControlValue)], on controls: CameraControls) throws(CameraControlError) {
-        do throws(V4L2ControlError) { try controls.device.set(changes) } catch { throw .driver(error) }
-    }
-
-    /// The set controls as listed now (their flags may have changed: a mode set), and their
-    /// values by driver name for the `controls` event.
-    private static func entries(_ controls: CameraControls, _ set: [V4L2ControlInfo]) -> ([CameraControlEntry], [String: CameraControlEntry.Value]) {
-        let ids = Set(set.map(\.id))
-        let fresh = ((try? controls.device.controls()) ?? controls.controls).filter { ids.contains($0.id) }
-        let values = controls.device.values(of: fresh)
-        let entries = fresh.map { CameraControlEntry($0, values[$0.id]) }
+    /// The `controls` event's data: driver name → the value read back.
+    private static func event(_ entries: [CameraControlEntry]) -> [String: CameraControlEntry.Value] {
         var event: [String: CameraControlEntry.Value] = [:]
         for entry in entries { if let value = entry.value { event[entry.name] = value } }
-        return (entries, event)
+        return event
     }
-
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Soup
-import GStreamer
 import Plumb
 
 /// The camera's V4L2 controls in the API (`CameraControlKeeper` keeps what is set):
