@@ -2,7 +2,7 @@
 # (a name vivid lacks reported, not failed); PATCH /controls read back by v4l2-ctl, its
 # refusals (inactive under auto gain; out of range: the batch not half-applied); the lock;
 # then vivid disconnected, removed and loaded again while serve runs: the kept values set on
-# the new device. The host asserts. (A value vivid refuses ending the start is left out: one
+# the new device; plumb record --lock holding auto gain off while it records. The host asserts. (A value vivid refuses ending the start is left out: one
 # more daemon start under emulation costs 15 s of the VM's budget.)
 source "$ROOT/Tests/Kernel/tools/vivid.sh"
 PS4='+ ${EPOCHREALTIME} '
@@ -44,5 +44,16 @@ wait_camera_state $API running 90 > "$OUT/status-back.json" || echo "not reopene
 v4l2-ctl -d /dev/video0 --get-ctrl=brightness,contrast,saturation > "$OUT/back.txt"
 stop_serve
 wait $EVENTS
+# plumb record --lock: auto gain off while it records, back on after it.
+"$PLUMB" record --camera /dev/video0 --size 320x180 --fps 15 --seconds 1 --accelerometer fixed:0 --force --lock \
+	-o "$OUT/locked.mp4" > /dev/null 2> "$OUT/record-lock.err" &
+rec=$!
+for _ in $(seq 120); do
+	kill -0 $rec 2>/dev/null || break
+	v4l2-ctl -d /dev/video0 --get-ctrl=gain_automatic >> "$OUT/record-lock-during.txt"
+	sleep 0.2
+done
+wait $rec; echo $? > "$OUT/record-lock.status"
+v4l2-ctl -d /dev/video0 --get-ctrl=gain_automatic > "$OUT/record-lock-after.txt"
 vivid_unload
 exit 0

@@ -92,4 +92,12 @@ final class KernelVividControlsServeTests: XCTestCase {
         XCTAssertEqual(try values("back.txt"), ["brightness": "220", "contrast": "50", "saturation": "10"], peek("serve.log"))
         XCTAssertTrue(try read("v4l2-ctrls.txt").contains("default=128"))
     }
+
+    /// `plumb record --lock`: vivid's auto gain switched off while it records (read by
+    /// v4l2-ctl meanwhile), and back on once it is done.
+    func testRecordLockHoldsAutoGainOffWhileItRecordsAndPutsItBack() throws {
+        XCTAssertEqual(try read("record-lock.status").trimmingCharacters(in: .whitespacesAndNewlines), "0", peek("record-lock.err"))
+        XCTAssertTrue(try read("record-lock-during.txt").contains("gain_automatic: 0"), peek("record-lock-during.txt"))
+        XCTAssertEqual(try values("record-lock-after.txt")["gain_automatic"], "1")
+    }
 }
