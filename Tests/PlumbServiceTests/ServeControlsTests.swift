@@ -50,6 +50,23 @@ final class ServeControlsTests: XCTestCase {
         XCTAssertEqual(try unlock.json()["error"] as? String, "no lock is held; POST /controls/lock first")
     }
 
+    /// A camera switched to gets the kept controls too: here it has none either, and the
+    /// report names the new camera.
+    func testACameraSwitchedToIsGivenTheKeptControls() async throws {
+        var config = ServeDaemonTests.config(folder: try temporaryDirectory(self))
+        config.recording.continuous = false
+        config.camera.controls = try CameraControlRequest(parsingList: "brightness=200")
+        let lines = ServeDaemonTests.Lines()
+        let base = try await start(config, log: lines)
+        let switched = try await ServiceClient.curl(["-X", "POST", base + "/camera?device=test:smpte"])
+        XCTAssertEqual(switched.status, 200, switched.text)
+        let status = try await ServiceClient.curl([base + "/status"])
+        let controls = try XCTUnwrap(try status.json()["controls"] as? [String: Any], status.text)
+        XCTAssertEqual(controls["not_applied"] as? [String], ["brightness"])
+        XCTAssertEqual(controls["problem"] as? String, "camera test:smpte has no V4L2 controls (only V4L2 cameras such as /dev/video0 have them)")
+        XCTAssertTrue(lines.contains("controls: not set: camera test:smpte has no V4L2 controls"), "\(lines.all)")
+    }
+
     func testABodyThatIsNoObjectOfValuesIsRefusedWithAnExample() async throws {
         var config = ServeDaemonTests.config(folder: try temporaryDirectory(self))
         config.recording.continuous = false
