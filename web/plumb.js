@@ -168,7 +168,77 @@ function listen() {
   for (const kind of ['recording-started', 'recording-stopped', 'photo', 'event', 'deleted']) {
     events.addEventListener(kind, () => { refreshStatus().catch(showError); refreshRecordings().catch(showError); });
   }
+  for (const kind of ['controls', 'camera-switched']) {
+    events.addEventListener(kind, () => { refreshControls().catch(showError); });
+  }
   events.addEventListener('error', (event) => { if (event.data) showError(new Error(JSON.parse(event.data).message)); });
+}
+
+// --- Camera controls: sliders, menus and switches over GET/PATCH /controls ----------------
+const settable = ['int', 'int64', 'bool', 'menu', 'intmenu'];
+
+async function refreshControls() {
+  const listing = await (await api('GET', '/controls')).json();
+  $('#controls-reason').textContent = listing.reason || (listing.status && listing.status.problem) || '';
+  $('#control-list').replaceChildren(...listing.controls.filter((c) => settable.includes(c.type)).map(controlRow));
+}
+
+/** One control: a slider for a number, a menu for a menu, a switch for a boolean. */
+function controlRow(control) {
+  const row = document.createElement('label');
+  row.className = 'control';
+  row.dataset.name = control.name;
+  const title = document.createElement('span');
+  title.textContent = control.plain_name ? `${control.label} (${control.plain_name})` : control.label;
+  row.append(title);
+  let input;
+  if (control.type === 'bool') {
+    input = document.createElement('input');
+    input.type = 'checkbox';
+    input.checked = control.value === 1;
+    input.onchange = () => setControl(control.name, input.checked);
+    row.append(input);
+  } else if (control.type === 'menu' || control.type === 'intmenu') {
+    // A menu is set by its entry's index, an integer menu by the entry's value.
+    input = document.createElement('select');
+    for (const entry of control.menu || []) {
+      const option = new Option(entry.name ?? String(entry.value), control.type === 'menu' ? entry.index : entry.value);
+      option.selected = entry.index === control.value;
+      input.add(option);
+    }
+    input.onchange = () => setControl(control.name, Number(input.value));
+    row.append(input);
+  } else {
+    input = document.createElement('input');
+    input.type = 'range';
+    input.min = control.minimum;
+    input.max = control.maximum;
+    input.step = Math.max(1, control.step);
+    input.value = control.value ?? control.default;
+    const shown = document.createElement('output');
+    shown.textContent = input.value;
+    input.oninput = () => { shown.textContent = input.value; };
+    input.onchange = () => setControl(control.name, Number(input.value));
+    row.append(input, shown);
+  }
+  if (control.inactive_reason) {
+    row.classList.add('inactive');
+    input.disabled = true;
+    const why = document.createElement('span');
+    why.className = 'why';
+    why.textContent = control.inactive_reason;
+    row.append(why);
+  }
+  return row;
+}
+
+async function setControl(name, value) {
+  try {
+    showError(null);
+    await api('PATCH', '/controls', { body: JSON.stringify({ [name]: value }), headers: { 'Content-Type': 'application/json' } });
+  } catch (error) { showError(error); }
+  // What the driver made of it (and which controls a mode change freed or greyed).
+  refreshControls().catch(showError);
 }
 
 // --- Start, after the token when the API asks for one -----------------------------------
@@ -196,6 +266,7 @@ async function start() {
   startVideo().catch(showError);
   listen();
   refreshRecordings().catch(showError);
+  refreshControls().catch(showError);
   setInterval(() => { refreshStatus().catch(showError); showLatency(); }, 2000);
 }
 

@@ -55,7 +55,7 @@ enum ControlsCommand: Command {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let entries = listed.filter { $0.kind != .controlClass }.map { ControlEntry($0, values[$0.id]) }
+            let entries = listed.filter { $0.kind != .controlClass }.map { CameraControlEntry($0, values[$0.id]) }
             say(entries.isEmpty ? "[]" : String(decoding: try encoder.encode(entries), as: UTF8.self))
             return .success
         }
@@ -99,59 +99,5 @@ enum ControlsCommand: Command {
         if !control.flags.names.isEmpty { text += " flags=" + control.flags.names.joined(separator: ", ") }
         if let plain = CameraControlID.plainNames[control.id] { text += "  [\(plain)]" }
         return text
-    }
-
-    /// One control in `--json`.
-    struct ControlEntry: Encodable {
-        struct Entry: Encodable {
-            var index: Int64
-            var name: String?
-            var value: Int64?
-        }
-        var name: String
-        var label: String
-        var plainName: String?
-        var id: String
-        var type: String
-        var minimum: Int64
-        var maximum: Int64
-        var step: UInt64
-        var defaultValue: Int64
-        var value: ValueField?
-        var flags: [String]
-        var menu: [Entry]?
-
-        enum CodingKeys: String, CodingKey {
-            case name, label, id, type, minimum, maximum, step, value, flags, menu
-            case plainName = "plain_name", defaultValue = "default"
-        }
-
-        init(_ control: CameraControlInfo, _ value: CameraControlValue?) {
-            name = control.name
-            label = control.label
-            plainName = CameraControlID.plainNames[control.id]
-            id = String(format: "0x%08x", control.id)
-            type = control.kind.word
-            minimum = control.minimum
-            maximum = control.maximum
-            step = control.step
-            defaultValue = control.defaultValue
-            self.value = value.map(ValueField.init)
-            flags = control.flags.names
-            menu = control.menu.isEmpty ? nil : control.menu.map { Entry(index: $0.index, name: $0.name, value: $0.value) }
-        }
-    }
-
-    /// A value as JSON: a number, or a string for string controls.
-    struct ValueField: Encodable {
-        var value: CameraControlValue
-        init(_ value: CameraControlValue) { self.value = value }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch value {
-            case .integer(let v): try container.encode(v)
-            case .string(let s): try container.encode(s)
-            }
-        }
     }
 }

@@ -37,6 +37,9 @@ enum RecordCommand: Command {
           -o FILE          the MP4 to write; default recording-YYYYmmdd-HHMMSS.mp4 in the
                            current folder (or in FILE when it is a folder)
           --force          replace FILE if it exists (without it, an existing FILE is an error)
+          --lock           freeze auto exposure, gain, focus and white balance at the values the
+                           camera reached once it streams (after --control), for the whole
+                           recording, and put them back after it; V4L2 cameras only
         \(CaptureOptions.help)
           --fps N          frames per second, 1 to 1000 (default 30: a camera that lacks it gives
                            the nearest it has); a rate given here that the camera lacks is an
@@ -69,6 +72,7 @@ enum RecordCommand: Command {
         }
         let output = try arguments.option("-o", "--output")
         let force = arguments.flag("--force")
+        let lock = arguments.flag("--lock")
         let capture = try CaptureOptions.parse(&arguments)
         let fpsText = try arguments.option("--fps")
         let fps = try fpsText.map { text throws(UsageError) in
@@ -106,6 +110,9 @@ enum RecordCommand: Command {
         let observer: RotationObserver?
         do {
             source = try capture.source()
+            if lock {
+                guard case .device = source else { throw UsageError("--lock: \(CameraControlError.noControls(camera: source.identifier))") }
+            }
             observer = try rotation.makeObserver { FileHandle.standardError.write("plumb record: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
@@ -144,6 +151,15 @@ enum RecordCommand: Command {
             FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopped before recording; nothing was written\n")
             return .aborted
         }
+        // `--lock`: released when the command returns, the recording finished or failed.
+        var held: (CameraControls, CameraControlLock)?
+        defer {
+            if let (controls, lock) = held {
+                do { try controls.release(lock) } catch {
+                    FileHandle.standardError.write("plumb record: warning: --lock: the auto modes could not be put back: \(error)\n")
+                }
+            }
+        }
         let recording: Recording
         let answered: Bool
         let firstReading: LocationProvider.Reading?
@@ -154,6 +170,10 @@ enum RecordCommand: Command {
                 try await session.follow(observer)
             }
             try await capture.applyZoom(to: session)
+            if lock, case .device(let device) = session.camera {
+                let controls = try CameraControls(path: device.path)
+                held = (controls, try controls.lock())
+            }
             answered = await locator.waitForGPSD(until: gpsdDeadline)
             recording = try await session.startRecording(to: url, codec: codec, options: options)
             firstReading = lastReading.withLock { $0 }

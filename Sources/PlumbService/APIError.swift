@@ -14,6 +14,8 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseConvertible, Custo
     /// 409: the session is busy with something that excludes this request
     /// (a recording is already running, none is running).
     case busy(String)
+    /// 502: the device behind the camera refused or failed (a driver's EIO).
+    case deviceFailed(String)
     /// 503: the camera cannot deliver frames right now.
     case cameraUnavailable(String)
     /// 507: no room to write a recording (the disk is full, even after retention).
@@ -27,6 +29,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseConvertible, Custo
         case .forbidden: 403
         case .notFound: 404
         case .busy: 409
+        case .deviceFailed: 502
         case .cameraUnavailable: 503
         case .internalError: 500
         case .insufficientStorage: 507
@@ -35,7 +38,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseConvertible, Custo
 
     public var message: String {
         switch self {
-        case .badRequest(let m), .forbidden(let m), .notFound(let m), .busy(let m), .cameraUnavailable(let m), .internalError(let m),
+        case .badRequest(let m), .forbidden(let m), .notFound(let m), .busy(let m), .deviceFailed(let m), .cameraUnavailable(let m), .internalError(let m),
              .insufficientStorage(let m): m
         }
     }

@@ -17,11 +17,13 @@ struct CameraRoutes: Sendable {
     let defaultFacing: CameraFacing
     /// Where `image:` pictures may come from (`[camera] image-folder`).
     let imageFolder: ImageFolder
+    /// Sets the kept controls on the camera switched to.
+    let controls: CameraControlKeeper
     let publish: @Sendable (ServiceEvent) -> Void
     let log: @Sendable (String) -> Void
 
     func add(to router: inout Router) {
-        router.post("/camera") { [camera, observer, defaultFacing, imageFolder, publish, log] request in
+        router.post("/camera") { [camera, observer, defaultFacing, imageFolder, controls, publish, log] request in
             guard let device = request.query["device"], !device.isEmpty else {
                 throw APIError.badRequest("give device=D: test, test:smpte, image:FILE, a /dev/video path or a camera's name")
             }
@@ -68,6 +70,8 @@ struct CameraRoutes: Sendable {
             camera.switchedCamera = source
             camera.switchedSize = await session.format.size
             observer.setFacing(facing)
+            // The new camera's controls: what it lacks or refuses is reported (log, /status), not failed.
+            _ = controls.cameraOpened(session)
             let record = CameraSwitchRecord(from: done.from, to: done.to, restartSeconds: done.restartSeconds,
                                             facing: facing.rawValue)
             log("camera switched: \(done.from) -> \(done.to) (\(facing), the source restarted in \(String(format: "%.3f", done.restartSeconds)) s)")

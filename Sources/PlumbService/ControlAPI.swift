@@ -62,6 +62,9 @@ public struct CameraStatus: Sendable, Equatable, Encodable {
     /// The current camera as `[camera] device` names it ("test", "image:FILE", "/dev/video0"):
     /// the one at start until `POST /camera` switches; nil while no camera runs.
     public var device: String?
+    /// The kept camera controls (`[camera] controls`, `PATCH /controls`), those the current
+    /// camera lacks and whether the lock holds; nil when not reported.
+    public var controls: CameraControlKeeper.Status?
 
     public init(camera: String, caps: String? = nil, measuredFPS: Double? = nil, orientation: Int = 0,
                 recordingFile: String? = nil, rtspClients: Int = 0) {
@@ -212,7 +215,7 @@ public final class ControlAPI: Sendable {
             case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
             case warnings, lastError = "last_error", location, repairs, events, retention, clock
-            case encoders, webrtc, zoom, device
+            case encoders, webrtc, zoom, device, controls
         }
 
         struct Recording: Encodable {
@@ -263,6 +266,7 @@ public final class ControlAPI: Sendable {
             try c.encode(webrtc, forKey: .webrtc)
             try c.encode(camera.zoom, forKey: .zoom)
             try c.encode(camera.device, forKey: .device)
+            try c.encode(camera.controls, forKey: .controls)
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Soup
 import GLib
 import PlumbRotation
@@ -90,6 +91,10 @@ extension ServeConfig {
                   accepted: "an absolute folder path, or nothing for none",
                   documentation: "The folder whose PNG and JPEG pictures POST /camera?device=image:FILE may show\n(FILE inside it, symlinks resolved; a relative FILE is taken in it). Empty (the default):\nthe API switches to no image camera. device above may name any file.",
                   \.camera.imageFolder, parse: { optional($0) { $0.hasPrefix("/") } }, render: { $0 ?? "" }),
+        ConfigKey(group: "camera", name: "controls",
+                  accepted: "NAME=VALUE items separated by commas, e.g. exposure=manual, exposure-time=0.01 (names as `plumb controls` lists them), or nothing for none",
+                  documentation: "Camera controls set when the camera opens, and again after it reconnects or POST /camera\nswitches it: plain names (exposure, exposure-time, focus, white-balance, gain, brightness ...)\nor the driver's as `plumb controls` lists them. A control the camera lacks is reported, not failed.",
+                  \.camera.controls, parse: parseControls, render: { $0.map(renderControls) ?? "" }),
         // [rotation]
         ConfigKey(group: "rotation", name: "accelerometer",
                   accepted: "auto, iio, iio:PATH, sensor-proxy, replay:FILE or fixed:ANGLE (ANGLE one of 0, 90, 180, 270)",
@@ -243,4 +248,15 @@ private func parseOrigins(_ text: String) -> [String]? {
 /// 2 rather than 2.0; 1.5 stays 1.5.
 private func renderFactor(_ v: Double) -> String {
     v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+}
+
+/// `[camera] controls`: empty for none; every item must be NAME=VALUE.
+private func parseControls(_ text: String) -> CameraControlRequest?? {
+    if text.trimmingCharacters(in: .whitespaces).isEmpty { return .some(nil) }
+    guard let request = try? CameraControlRequest(parsingList: text), !request.assignments.isEmpty else { return nil }
+    return .some(request)
+}
+
+private func renderControls(_ request: CameraControlRequest) -> String {
+    request.assignments.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
 }

@@ -46,6 +46,9 @@ public struct ServeConfig: Sendable, Equatable {
         /// `image-folder`: the only folder whose pictures `POST /camera?device=image:FILE` may
         /// show (an absolute path; nil, the default: none). `device` itself may name any file.
         public var imageFolder: String?
+        /// `controls`: camera controls set when the camera opens, and again after it
+        /// reconnects or is switched (`exposure=manual, exposure-time=0.01`); nil: none.
+        public var controls: CameraControlRequest?
         public init() {}
     }
 

@@ -58,6 +58,8 @@ public actor ServeDaemon {
     nonisolated let recorder: ContinuousRecorder
     /// Event clips with pre-record (`[events]`).
     private nonisolated let eventClips: EventClips
+    /// `[camera] controls` and what `PATCH /controls` set, applied to every camera opened.
+    nonisolated let controls: CameraControlKeeper
     /// Which encoders run and why better ones did not (`/status` encoders, the log).
     private nonisolated let encoders: EncoderStatus
     nonisolated let backend: SessionBackend
@@ -163,6 +165,8 @@ public actor ServeDaemon {
         // A named encoder that cannot run is a configuration error, not a silent fallback.
         if let problem = encoders.namedProblem(for: config) { throw ServeError(problem) }
         let rotationSource = choices.accelerometer.description
+        let controls = CameraControlKeeper(config: config.camera.controls, publish: publish, log: log)
+        self.controls = controls
         let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps,
                                      location: location, retention: retention, log: log) {
             var extras = SessionBackend.StatusExtras()
@@ -173,6 +177,7 @@ public actor ServeDaemon {
             extras.rotationSource = rotationSource
             extras.encoders = encoders
             extras.lastError = events.lastError.current
+            extras.controls = controls.status
             return extras
         }
         self.backend = backend
@@ -206,8 +211,10 @@ public actor ServeDaemon {
         PageSession(sessions: sessions).addRoutes(to: &router)
         scans.addRoutes(to: &router)
         ZoomRoutes(camera: camera).add(to: &router)
+        ControlsRoutes(camera: camera, keeper: controls).add(to: &router)
         CameraRoutes(camera: camera, observer: observer, defaultFacing: config.rotation.facing,
-                     imageFolder: ImageFolder(path: config.camera.imageFolder), publish: publish, log: log).add(to: &router)
+                     imageFolder: ImageFolder(path: config.camera.imageFolder), controls: controls,
+                     publish: publish, log: log).add(to: &router)
         var options = HTTPServer.Options(bearerToken: config.http.token, sessions: sessions)
         options.allowedOrigins = Set(config.http.allowedOrigins)
         let httpLoop = MainContextThread(name: "plumb.http")
@@ -251,11 +258,17 @@ public actor ServeDaemon {
         location.start()
         followRotation()
         startClockWatch()
-        if case .failure(CaptureError.camera(let error)) = await openCameraOnce(), error.cause == .rateUnavailable {
+        switch await openCameraOnce() {
+        case .failure(CaptureError.camera(let error)) where error.cause == .rateUnavailable:
             // A rate the camera has no mode for is a setting to fix, not an outage to wait out.
             await shutdown(reason: "plumb serve cannot start")
             throw ServeError("[camera] fps = \(config.camera.fps): camera \(error.device) cannot give it"
                              + (error.detail.map { " (\($0))" } ?? "") + "; set [camera] fps to one of its rates")
+        case .failure(let refused as CameraControlKeeper.Refused):
+            // So is a control value the camera refuses.
+            await shutdown(reason: "plumb serve cannot start")
+            throw ServeError("\(refused); see `plumb controls` for what the camera accepts")
+        default: break
         }
         supervisor = Task { await self.superviseCamera() }
         if config.recording.continuous { await recorder.startContinuous() }
@@ -431,6 +444,8 @@ public actor ServeDaemon {
                 try await scans.attach(to: session)
                 try await session.setMaximumZoom(config.camera.maxZoom)
                 if config.camera.zoom != 1 { try await session.setZoom(min(config.camera.zoom, config.camera.maxZoom)) }
+                // After a reconnect a refused value is reported (the keeper did), not a reason to stay closed.
+                if let refused = controls.cameraOpened(session), supervisor == nil { throw refused }
             } catch {
                 await previewEncoder.release(session)
                 await session.close()
@@ -447,6 +462,7 @@ public actor ServeDaemon {
             camera.set(.unavailable(why))
             // At start (no supervisor yet) a rate the camera lacks ends the start instead.
             if supervisor == nil, case CaptureError.camera(let e) = error, e.cause == .rateUnavailable { return .failure(error) }
+            if supervisor == nil, error is CameraControlKeeper.Refused { return .failure(error) }
             if why != lastProblem {
                 lastProblem = why
                 report("camera unavailable: \(why); retrying in the background")

@@ -14,6 +14,7 @@ import Plumb
 /// | `error`             | `{"message": "..."}`                          |
 /// | `barcode`           | `{"symbology": "qr", "text": "...", "quality": 1, "bounds": {...}, "time": "...", "photo": "NAME"}` (`[scan]`; `base64` for data that is not UTF-8) |
 /// | `camera-switched`   | `{"from": "test", "to": "image:FILE", "restartSeconds": 0.03, "facing": "back"}` (`POST /camera`) |
+/// | `controls`          | `{"brightness": 200, "exposure_time_absolute": 100}` (driver name → the value read back; `PATCH /controls`, the lock, `[camera] controls` at open) |
 /// | `deleted`           | `{"file": "NAME", "bytes": N, "reason": "max-bytes"}` (retention; reason also `min-free-bytes`, `max-age`) |
 public enum ServiceEvent: Sendable {
     case orientationChanged(angle: Int)
@@ -27,6 +28,8 @@ public enum ServiceEvent: Sendable {
     /// A code the scanner read (`ScanService`).
     case barcode(ScanRecord)
     case cameraSwitched(CameraSwitchRecord)
+    /// Control values Plumb changed, by driver name, as read back (`CameraControlKeeper`).
+    case controls([String: CameraControlEntry.Value])
 
     public var name: String {
         switch self {
@@ -39,6 +42,7 @@ public enum ServiceEvent: Sendable {
         case .deleted: "deleted"
         case .barcode: "barcode"
         case .cameraSwitched: "camera-switched"
+        case .controls: "controls"
         }
     }
 
@@ -61,6 +65,8 @@ public enum ServiceEvent: Sendable {
                 data = try JSON.encode(record)
             case .cameraSwitched(let record):
                 data = try JSON.encode(record)
+            case .controls(let values):
+                data = try JSON.encode(values)
             }
         } catch {
             data = (try? JSON.encode(["message": "cannot encode the \(name) event: \(error)"])) ?? Data()

@@ -50,6 +50,8 @@ public final class SessionBackend: ControlBackend {
         public var lastError: LastError?
         /// Which encoders run, and why better ones did not.
         public var encoders: EncoderStatus?
+        /// The kept camera controls and those the camera lacks.
+        public var controls: CameraControlKeeper.Status?
         public init() {}
     }
 
@@ -80,6 +82,7 @@ public final class SessionBackend: ControlBackend {
         status.rotationSource = extras.rotationSource
         status.lastError = extras.lastError
         status.encoders = extras.encoders
+        status.controls = extras.controls
         status.location = location?.status()
         status.recordingFile = await recorder.currentFile
         status.recordingWaitsForRoom = await recorder.waitingForRoom

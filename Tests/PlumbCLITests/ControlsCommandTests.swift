@@ -36,4 +36,15 @@ final class ControlsCommandTests: XCTestCase {
         XCTAssertEqual(r.code, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("/dev/null") && r.stderr.contains("ENOTTY"), r.stderr)
     }
+
+    /// `record --lock` needs a camera with controls: refused before anything opens.
+    func testRecordLockOnACameraWithoutControlsIsAUsageError() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-lock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let r = try PlumbProcess.plumb("record", "--camera", "test", "--seconds", "1", "--lock", "-o", folder.path + "/x.mp4")
+        XCTAssertEqual(r.code, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--lock: camera test has no V4L2 controls"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "nothing is written")
+    }
 }

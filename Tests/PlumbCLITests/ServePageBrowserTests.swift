@@ -21,6 +21,7 @@ final class ServePageBrowserTests: XCTestCase {
         var rotated: Bool?
         var error_shown: String
         var viewers_shown: String
+        var controls_reason: String
         var phone_overflow_px: Int
         var phone_outside: [String]
     }
@@ -62,6 +63,8 @@ final class ServePageBrowserTests: XCTestCase {
         XCTAssertEqual(seen.still_width, 640, "the still appears on the page")
         XCTAssertEqual(seen.error_shown, "")
         XCTAssertEqual(seen.viewers_shown, "1 viewer")
+        XCTAssertEqual(seen.controls_reason, "camera test has no V4L2 controls (only V4L2 cameras such as /dev/video0 have them)",
+                       "the controls panel says why it is empty")
 
         XCTAssertEqual(seen.recordings_listed.count, 1, "\(seen.recordings_listed)")
         XCTAssertEqual(seen.thumbnail_width, 320, "the list shows the recording's thumbnail")

@@ -102,7 +102,7 @@ final class ServeConfigTests: XCTestCase {
         XCTAssertEqual(Set(exampleKeys), Set(structKeys))
         XCTAssertEqual(exampleKeys.count, structKeys.count, "no key appears twice")
         XCTAssertEqual(Set(ServeConfig.keys.map(\.path)), Set(structKeys), "the key table covers the struct")
-        XCTAssertEqual(structKeys.count, 49)
+        XCTAssertEqual(structKeys.count, 50)
         // Each key is documented by a comment right above it, and set to the table's default.
         let lines = try String(contentsOfFile: Self.exampleFile, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         for key in ServeConfig.keys {
@@ -488,6 +488,27 @@ final class ServeConfigTests: XCTestCase {
         var typed = config
         typed.http.listen = try ListenAddress(parsing: "[::1]:9090")
         XCTAssertEqual(typed.http.listen.port, 9090)
+    }
+
+    /// `[camera] controls`: NAME=VALUE items, kept in order; checked against the camera only
+    /// when it opens (the daemon's tests), but a malformed list is refused with its key.
+    func testCameraControlsParseAndMalformedOnesNameTheKey() throws {
+        let config = try ServeConfig.parse(text: "[camera]\ncontrols = exposure=manual, exposure-time=0.01 ,brightness=200\n")
+        XCTAssertEqual(config.camera.controls?.assignments.map { "\($0.name)=\($0.value)" },
+                       ["exposure=manual", "exposure-time=0.01", "brightness=200"])
+        XCTAssertEqual(try ServeConfig.parse(text: config.iniText()).camera.controls, config.camera.controls)
+        XCTAssertNil(try ServeConfig.parse(text: "[camera]\ncontrols =\n").camera.controls)
+        XCTAssertEqual(try ServeConfig().applying(overrides: ["camera.controls": "gain=10"]).camera.controls?.assignments.first?.value, "10")
+        XCTAssertThrowsError(try ServeConfig.parse(text: "[camera]\ncontrols = exposure manual\n")) { error in
+            let e = error as! ConfigError
+            XCTAssertEqual(e.group, "camera")
+            XCTAssertEqual(e.key, "controls")
+            XCTAssertEqual(e.line, 2)
+            XCTAssertTrue(e.description.contains("expected NAME=VALUE items separated by commas"), e.description)
+        }
+        XCTAssertThrowsError(try ServeConfig().applying(overrides: ["camera.controls": "=5"])) { error in
+            XCTAssertTrue("\(error)".contains("camera.controls==5: expected NAME=VALUE"), "\(error)")
+        }
     }
 
     func testBadOverridesSayWhatToFix() throws {

@@ -61,6 +61,8 @@ try:
         seen["rotated"] = bool(turned)
     seen["error_shown"] = driver.find_element(By.ID, "error").text
     seen["viewers_shown"] = driver.find_element(By.ID, "viewers").text
+    # The controls panel: the test camera has none, and the panel says why.
+    seen["controls_reason"] = driver.find_element(By.ID, "controls-reason").text
 
     # A phone's screen (390 CSS pixels wide): nothing wider than the screen, the video and
     # the buttons inside it.

@@ -27,6 +27,11 @@ public struct CameraControlRequest: Sendable, Equatable {
         self.assignments = assignments
     }
 
+    /// Settings already split into names and values (an API's JSON object).
+    public init(assignments: [(name: String, value: String)]) {
+        self.assignments = assignments.map { ($0.name.lowercased(), $0.value) }
+    }
+
     /// A config value: `exposure=manual, exposure-time=0.01`.
     public init(parsingList text: String) throws(CameraControlError) {
         try self.init(parsing: text.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
