@@ -49,6 +49,8 @@ public final class SessionBackend: ControlBackend {
         public var lastError: LastError?
         /// Which encoders run, and why better ones did not.
         public var encoders: EncoderStatus?
+        /// Who takes the encoded preview now: "rtsp", "whep", "publish".
+        public var previewFeeds: [String] = []
         public init() {}
     }
 
@@ -79,6 +81,7 @@ public final class SessionBackend: ControlBackend {
         status.rotationSource = extras.rotationSource
         status.lastError = extras.lastError
         status.encoders = extras.encoders
+        status.encoders?.running = []
         status.location = location?.status()
         status.recordingFile = await recorder.currentFile
         status.recordingWaitsForRoom = await recorder.waitingForRoom
@@ -91,6 +94,9 @@ public final class SessionBackend: ControlBackend {
             status.orientation = await session.rotation.degrees
             status.zoom = await session.zoom
             status.device = session.camera.identifier
+            status.encoders?.running = await session.runningEncoders.map {
+                EncoderStatus.Running($0, previewFeeds: extras.previewFeeds)
+            }
         } else {
             status.camera = "none"
         }
