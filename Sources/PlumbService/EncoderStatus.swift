@@ -3,8 +3,8 @@ import Plumb
 
 /// Which encoders the daemon's preview and recordings use and why the better ones were
 /// not: `GET /status`'s `encoders`, and the log at start. Chosen once at start, the way
-/// each branch chooses (`EncoderChoice`); `running` adds the encoders running at the moment
-/// of the request and what each feeds.
+/// each branch chooses (`EncoderChoice`). `Running` is one encoder running at the moment
+/// of a request and what it feeds (`GET /status`'s `running_encoders`).
 public struct EncoderStatus: Sendable, Equatable, Encodable {
     /// One encoder running now (`RunningEncoder`) and the outputs it feeds: "recording",
     /// "clip", "ring" (the pre-record ring, and event clips from it), "rtsp", "whep",
@@ -84,9 +84,6 @@ public struct EncoderStatus: Sendable, Equatable, Encodable {
 
     public var preview: Use
     public var recording: Use
-    /// The encoders running at the moment of the request (`GET /status`); nil in the
-    /// start-up choice.
-    public var running: [Running]?
 
     public static func choose(for config: ServeConfig) -> EncoderStatus {
         EncoderStatus(

@@ -81,7 +81,7 @@ public final class SessionBackend: ControlBackend {
         status.rotationSource = extras.rotationSource
         status.lastError = extras.lastError
         status.encoders = extras.encoders
-        status.encoders?.running = []
+        status.runningEncoders = []
         status.location = location?.status()
         status.recordingFile = await recorder.currentFile
         status.recordingWaitsForRoom = await recorder.waitingForRoom
@@ -94,7 +94,7 @@ public final class SessionBackend: ControlBackend {
             status.orientation = await session.rotation.degrees
             status.zoom = await session.zoom
             status.device = session.camera.identifier
-            status.encoders?.running = await session.runningEncoders.map {
+            status.runningEncoders = await session.runningEncoders.map {
                 EncoderStatus.Running($0, previewFeeds: extras.previewFeeds)
             }
         } else {

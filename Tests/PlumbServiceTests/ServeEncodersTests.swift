@@ -5,17 +5,18 @@ import XCTest
 import PlumbRotation
 @testable import PlumbService
 
-/// Which encoders the daemon runs, read from `GET /status`'s `encoders.running` (the
+/// Which encoders the daemon runs, read from `GET /status`'s `running_encoders` (the
 /// elements in the session's pipeline): none that nothing needs, and what each feeds.
 final class ServeEncodersTests: XCTestCase {
-    /// GET /status's `encoders.running`, each as "element codec WxH: feeds".
+    /// GET /status's `running_encoders`, each as "element codec WxH: feeds".
     static func running(_ address: String) async throws -> [String] {
         let response = try await ServiceClient.curl([address + "/status"])
         XCTAssertEqual(response.status, 200, response.text)
-        let encoders = try XCTUnwrap(try response.json()["encoders"] as? [String: Any], response.text)
-        XCTAssertNotNil(encoders["preview"], "the start-up choice is still there: \(response.text)")
-        XCTAssertNotNil(encoders["recording"], "the start-up choice is still there: \(response.text)")
-        let running = try XCTUnwrap(encoders["running"] as? [[String: Any]], response.text)
+        let json = try response.json()
+        let encoders = try XCTUnwrap(json["encoders"] as? [String: [String: Any]], response.text)
+        XCTAssertNotNil(encoders["preview"]?["encoder"], "the start-up choice is still there: \(response.text)")
+        XCTAssertNotNil(encoders["recording"]?["encoder"], "the start-up choice is still there: \(response.text)")
+        let running = try XCTUnwrap(json["running_encoders"] as? [[String: Any]], response.text)
         return running.map { e in
             let feeds = (e["feeds"] as? [String] ?? []).joined(separator: ",")
             return "\(e["element"] ?? "?") \(e["codec"] ?? "?") \(e["width"] ?? "?")x\(e["height"] ?? "?"): \(feeds)"
