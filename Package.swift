@@ -1,6 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The executables carry the Swift runtime and Foundation linked in (`-static-stdlib`):
+/// only the parts they use are mapped, instead of every page of libswiftCore, libFoundation*
+/// and ICU the dynamic libraries bring (issue 26: about 12 MiB less resident per process).
+let staticSwift: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-Xlinker", "-no-pie", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims",
+                                                                  "-l_FoundationCollections"])]
+
 let package = Package(
     name: "Plumb",
     products: [
@@ -59,8 +65,10 @@ let package = Package(
         .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "Soup", "GLib"]),
         // The `plumb` executable: arguments, commands, signals.
         .executableTarget(name: "PlumbCLI",
-                          dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"]),
-        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"]),
+                          dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib", "CPlumbCLIShim"],
+                          linkerSettings: staticSwift),
+        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"],
+                          linkerSettings: staticSwift),
 
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", dependencies: ["PlumbRotation"], path: "Tests/Support"),
