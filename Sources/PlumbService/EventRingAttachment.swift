@@ -45,9 +45,15 @@ actor EventRingAttachment {
         let result: Result<T, any Error>
         do {
             if attached?.session !== session {
+                // Taken before the await: a trigger that comes meanwhile attaches no second branch.
                 let output = recorder.output()
-                try await session.attach(output)
                 attached = (session, output)
+                do {
+                    try await session.attach(output)
+                } catch {
+                    if attached?.output === output { attached = nil }
+                    throw error
+                }
                 log("encoder: \(recorder.choice.encoder) (\(recorder.choice.codec.rawValue)) started for an event clip")
             }
             let deadline = ContinuousClock.now + Self.firstKeyframeLimit
