@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The executables carry the Swift runtime and Foundation linked in (`-static-stdlib`):
+/// only the parts they use are mapped, instead of every page of libswiftCore, libFoundation*
+/// and ICU the dynamic libraries bring (issue 26: about 6 MiB less resident per process).
+/// Still position-independent (ASLR for a daemon on the network), which costs about 2 MiB
+/// of relocated pages (`-no-pie` would save them).
+let staticSwift: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
+                                                  "-l_FoundationCShims", "-l_FoundationCollections"])]
+
 let package = Package(
     name: "Plumb",
     products: [
@@ -67,8 +75,10 @@ let package = Package(
         // The `plumb` executable: arguments, commands, signals. No GStreamer or GLib of its own (LayerTests).
         .executableTarget(name: "PlumbCLI",
                           dependencies: ["PlumbService", "Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
-                                         "CPlumbCLIShim"]),
-        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"]),
+                                         "CPlumbCLIShim"],
+                          linkerSettings: staticSwift),
+        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"],
+                          linkerSettings: staticSwift),
 
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", dependencies: ["PlumbRotation"], path: "Tests/Support"),

@@ -57,6 +57,8 @@ public struct CameraStatus: Sendable, Equatable, Encodable {
     public var location: LocationStatus?
     /// The preview's and the recordings' encoders and why better ones were passed over.
     public var encoders: EncoderStatus?
+    /// The encoders running now and what each feeds; nil: not reported.
+    public var runningEncoders: [EncoderStatus.Running]?
     /// The digital zoom (`POST /zoom`); nil while no camera runs.
     public var zoom: ZoomState?
     /// The current camera as `[camera] device` names it ("test", "image:FILE", "/dev/video0"):
@@ -215,7 +217,7 @@ public final class ControlAPI: Sendable {
             case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
             case warnings, lastError = "last_error", location, repairs, events, retention, clock
-            case encoders, webrtc, zoom, device, controls
+            case encoders, runningEncoders = "running_encoders", webrtc, zoom, device, controls
         }
 
         struct Recording: Encodable {
@@ -262,6 +264,7 @@ public final class ControlAPI: Sendable {
             try c.encode(events, forKey: .events)
             try c.encode(retention, forKey: .retention)
             try c.encode(camera.encoders, forKey: .encoders)
+            try c.encode(camera.runningEncoders, forKey: .runningEncoders)
             try c.encode(clock, forKey: .clock)
             try c.encode(webrtc, forKey: .webrtc)
             try c.encode(camera.zoom, forKey: .zoom)

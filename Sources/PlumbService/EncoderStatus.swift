@@ -1,9 +1,48 @@
+import Foundation
 import Plumb
 
 /// Which encoders the daemon's preview and recordings use and why the better ones were
 /// not: `GET /status`'s `encoders`, and the log at start. Chosen once at start, the way
-/// each branch chooses (`EncoderChoice`).
+/// each branch chooses (`EncoderChoice`). `Running` is one encoder running at the moment
+/// of a request and what it feeds (`GET /status`'s `running_encoders`).
 public struct EncoderStatus: Sendable, Equatable, Encodable {
+    /// One encoder running now (`RunningEncoder`) and the outputs it feeds: "recording",
+    /// "clip", "ring" (the pre-record ring, and event clips from it), "rtsp", "whep",
+    /// "publish" (an encoded preview with no one on it, lingering, feeds nothing).
+    public struct Running: Sendable, Equatable, Encodable {
+        public var element: String
+        public var codec: String?
+        public var width: Int?
+        public var height: Int?
+        /// kbit/s; nil when the element does not say it in a `bitrate` property.
+        public var bitrate: Int?
+        public var feeds: [String]
+
+        public init(element: String, codec: String?, width: Int?, height: Int?, bitrate: Int?, feeds: [String]) {
+            self.element = element
+            self.codec = codec
+            self.width = width
+            self.height = height
+            self.bitrate = bitrate
+            self.feeds = feeds
+        }
+
+        /// `previewFeeds`: who takes the encoded preview now.
+        init(_ encoder: RunningEncoder, previewFeeds: [String]) {
+            let feeds: [String]
+            switch encoder.kind {
+            case "movie":
+                let name = encoder.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+                feeds = [name.hasPrefix(SessionBackend.clipPrefix) ? "clip" : "recording"]
+            case "event": feeds = ["ring"]
+            case "stream": feeds = previewFeeds
+            default: feeds = [encoder.kind]
+            }
+            self.init(element: encoder.element, codec: encoder.codec, width: encoder.width, height: encoder.height,
+                      bitrate: encoder.bitrate, feeds: feeds)
+        }
+    }
+
     public struct Use: Sendable, Equatable, Encodable {
         /// The encoder that runs; nil when none can (then `error` says why).
         public var encoder: String?

@@ -1,5 +1,6 @@
 import Foundation
 import Soup
+import Synchronization
 import Plumb
 
 /// Event clips in `plumb serve`: the engine's `EventRecorder` with the recordings folder's
@@ -16,18 +17,28 @@ public final class EventClips: Sendable {
     private let log: @Sendable (String) -> Void
     /// Says whether there is room for a clip (as for `POST /clip`); nil: not checked.
     private let retention: Retention?
+    /// Where triggers find the running camera session; nil: not attached by these clips.
+    private let camera: CameraSlot?
+    /// When the recorder's branch (its encoder) is on the session: always, or only for a
+    /// clip with `pre-seconds = 0`.
+    let ring: EventRingAttachment
 
     /// - Parameter tracker: told of each clip's file while it is written (retention's
     ///   "files in use").
     /// - Parameter retention: makes room and refuses a trigger (507) when there is none.
+    /// - Parameter camera: the session a trigger attaches the recorder's branch to when
+    ///   `pre-seconds` is 0.
     public init(config: ServeConfig.Events, codec: VideoCodec, folder: RecordingsFolder,
-                tracker: (any EventFileTracker)? = nil, retention: Retention? = nil,
+                tracker: (any EventFileTracker)? = nil, retention: Retention? = nil, camera: CameraSlot? = nil,
                 publish: @escaping @Sendable (ServiceEvent) -> Void, log: @escaping @Sendable (String) -> Void) throws {
         self.config = config
         self.folder = folder
         self.log = log
         self.retention = retention
+        self.camera = camera
+        let ring = Later<EventRingAttachment>()
         recorder = try EventRecorder(settings: config.settings(codec: codec), tracker: tracker, finished: { facts in
+            if let ring = ring.value { Task { await ring.releaseIfIdle() } }
             publish(.eventClip(file: facts.file, facts: facts))
             if let error = facts.error {
                 log("error: event clip \(facts.file): \(error)")
@@ -36,6 +47,8 @@ public final class EventClips: Sendable {
                     + "\(facts.triggers.count) trigger\(facts.triggers.count == 1 ? "" : "s"))")
             }
         })
+        self.ring = EventRingAttachment(recorder: recorder, preSeconds: config.preSeconds, log: log)
+        ring.value = self.ring
     }
 
     /// A trigger's answer: the clip's facts, which trigger this was, and whether it
@@ -56,14 +69,18 @@ public final class EventClips: Sendable {
 
     /// Starts or extends a clip; `postSeconds` nil takes `[events] post-seconds`.
     /// - Throws: 507 when the folder has no room for it, even after retention (as `/clip`).
-    public func trigger(postSeconds: Double? = nil) throws(APIError) -> Answer {
+    public func trigger(postSeconds: Double? = nil) async throws(APIError) -> Answer {
         if let retention {
             retention.run(because: "an event trigger")
             if let why = retention.noRoom() { throw .insufficientStorage("no event clip: \(why)") }
         }
         do {
-            let folder = self.folder
-            let trigger = try recorder.trigger(postSeconds: postSeconds) { Self.newClip(in: folder) }
+            let folder = self.folder, recorder = self.recorder
+            let make: @Sendable () throws -> EventRecorder.Trigger = {
+                try recorder.trigger(postSeconds: postSeconds) { Self.newClip(in: folder) }
+            }
+            let trigger = if ring.onDemand, let camera { try await ring.withRing(on: try camera.session(), make) }
+                else { try make() }
             if trigger.extended {
                 log("event: \(trigger.facts.file) extended to \(trigger.facts.endsAt)")
             } else {
@@ -73,6 +90,8 @@ public final class EventClips: Sendable {
         } catch CaptureError.notAttached {
             throw .cameraUnavailable("no event clip: the camera has not delivered a keyframe yet (GET /status says why); "
                                      + "try again once it runs")
+        } catch let error as APIError {
+            throw error
         } catch CaptureError.closed {
             throw .cameraUnavailable("plumb serve is stopping: no new event clip")
         } catch {
@@ -104,7 +123,7 @@ public final class EventClips: Sendable {
     public func addRoutes(to router: inout Router) {
         router.post("/event") { [self] request in
             let post = try Self.postSeconds(request.query["post-seconds"], max: config.maxSeconds)
-            return .json(try trigger(postSeconds: post))
+            return .json(try await trigger(postSeconds: post))
         }
     }
 
@@ -128,5 +147,14 @@ public final class EventClips: Sendable {
             log("event clip \(name) was cut by a crash: kept under its real name for the repair")
         }
         return names
+    }
+}
+
+/// A value set once after the closures that read it were made.
+final class Later<Value: Sendable>: Sendable {
+    private let stored = Mutex<Value?>(nil)
+    var value: Value? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

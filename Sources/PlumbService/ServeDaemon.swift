@@ -154,7 +154,7 @@ public actor ServeDaemon {
         self.recorder = recorder
         // A finished clip may take the folder over its limits: retention looks at once.
         let eventClips = try EventClips(config: config.events, codec: codec, folder: folder, tracker: retention.inUse,
-                                        retention: retention,
+                                        retention: retention, camera: camera,
                                         publish: { event in
                                             publish(event)
                                             if case .eventClip = event { _ = retention.run(because: "an event clip saved") }
@@ -176,6 +176,8 @@ public actor ServeDaemon {
             extras.publish = publisher.map { "\($0.state)" }
             extras.rotationSource = rotationSource
             extras.encoders = encoders
+            extras.previewFeeds = (preview.clientCount > 0 ? ["rtsp"] : []) + (whep.viewerCount > 0 ? ["whep"] : [])
+                + (publisher.map { if case .connected = $0.state { true } else { false } } == true ? ["publish"] : [])
             extras.lastError = events.lastError.current
             extras.controls = controls.status
             return extras
@@ -362,9 +364,9 @@ public actor ServeDaemon {
 
     /// SIGUSR2: an event clip (or a longer one, when one is being written) with the
     /// `[events]` pre- and post-seconds.
-    public func saveEvent() {
+    public func saveEvent() async {
         do {
-            _ = try eventClips.trigger()
+            _ = try await eventClips.trigger()
         } catch {
             report("could not record an event clip: \(error.message)")
         }
@@ -440,7 +442,7 @@ public actor ServeDaemon {
                 // The current angles at once (before the preview's first frame), then every change.
                 try await session.follow(observer)
                 try await previewEncoder.use(session, encoding: encoding)
-                try await session.attach(eventClips.recorder.output())
+                try await eventClips.ring.sessionOpened(session)
                 try await scans.attach(to: session)
                 try await session.setMaximumZoom(config.camera.maxZoom)
                 if config.camera.zoom != 1 { try await session.setZoom(min(config.camera.zoom, config.camera.maxZoom)) }

@@ -52,6 +52,8 @@ public final class SessionBackend: ControlBackend {
         public var encoders: EncoderStatus?
         /// The kept camera controls and those the camera lacks.
         public var controls: CameraControlKeeper.Status?
+        /// Who takes the encoded preview now: "rtsp", "whep", "publish".
+        public var previewFeeds: [String] = []
         public init() {}
     }
 
@@ -83,6 +85,7 @@ public final class SessionBackend: ControlBackend {
         status.lastError = extras.lastError
         status.encoders = extras.encoders
         status.controls = extras.controls
+        status.runningEncoders = []
         status.location = location?.status()
         status.recordingFile = await recorder.currentFile
         status.recordingWaitsForRoom = await recorder.waitingForRoom
@@ -95,6 +98,9 @@ public final class SessionBackend: ControlBackend {
             status.orientation = await session.rotation.degrees
             status.zoom = await session.zoom
             status.device = session.camera.identifier
+            status.runningEncoders = await session.runningEncoders.map {
+                EncoderStatus.Running($0, previewFeeds: extras.previewFeeds)
+            }
         } else {
             status.camera = "none"
         }
