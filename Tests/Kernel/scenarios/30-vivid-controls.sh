@@ -76,15 +76,7 @@ v4l2-ctl -d /dev/video0 --get-ctrl=gain_automatic,gain > "$OUT/gain-manual.txt"
 # A control given to record, read back by v4l2-ctl while it records; horizontal_flip too:
 # its frames are the bright photo's mirrored (same brightness and contrast).
 v4l2-ctl -d /dev/video0 --set-ctrl=contrast=200
-"$PLUMB" record --camera /dev/video0 --size 640x360 --seconds 2 --accelerometer fixed:0 --force --control contrast=128 \
-	--control horizontal_flip=1 \
-	-o "$OUT/record.mp4" > "$OUT/record.json" 2> "$OUT/record.err" &
-rec=$!
-for _ in $(seq 60); do
-	kill -0 $rec 2>/dev/null || break
-	v4l2-ctl -d /dev/video0 --get-ctrl=contrast >> "$OUT/contrast-during.txt"
-	sleep 0.25
-done
-wait $rec; echo $? > "$OUT/record.status"
+record_sampling contrast "$OUT/record" --camera /dev/video0 --size 640x360 --seconds 2 --accelerometer fixed:0 --force \
+	--control contrast=128 --control horizontal_flip=1 -o "$OUT/record.mp4"
 vivid_unload
 exit 0

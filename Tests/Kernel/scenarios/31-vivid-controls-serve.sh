@@ -45,15 +45,8 @@ v4l2-ctl -d /dev/video0 --get-ctrl=brightness,contrast,saturation > "$OUT/back.t
 stop_serve
 wait $EVENTS
 # plumb record --lock: auto gain off while it records, back on after it.
-"$PLUMB" record --camera /dev/video0 --size 320x180 --fps 15 --seconds 1 --accelerometer fixed:0 --force --lock \
-	-o "$OUT/locked.mp4" > /dev/null 2> "$OUT/record-lock.err" &
-rec=$!
-for _ in $(seq 120); do
-	kill -0 $rec 2>/dev/null || break
-	v4l2-ctl -d /dev/video0 --get-ctrl=gain_automatic >> "$OUT/record-lock-during.txt"
-	sleep 0.2
-done
-wait $rec; echo $? > "$OUT/record-lock.status"
+record_sampling gain_automatic "$OUT/record-lock" --camera /dev/video0 --size 320x180 --fps 15 --seconds 1 \
+	--accelerometer fixed:0 --force --lock -o "$OUT/locked.mp4"
 v4l2-ctl -d /dev/video0 --get-ctrl=gain_automatic > "$OUT/record-lock-after.txt"
 vivid_unload
 exit 0

@@ -45,3 +45,20 @@ sys.exit(0 if s.get("state") == "running" and (s.get("recording") or {}).get("fi
 	echo "$status"
 	return 1
 }
+
+# record_sampling CONTROL PREFIX ARGS...: runs `plumb record ARGS` in the background (its
+# facts to PREFIX.json, its stderr to PREFIX.err, its exit status to PREFIX.status) and
+# appends `v4l2-ctl --get-ctrl=CONTROL` to PREFIX-during.txt every 0.2 s while it runs (at
+# most 24 s): what the driver holds while Plumb records, read by another process.
+record_sampling() {
+	local control=$1 prefix=$2 rec
+	shift 2
+	"$PLUMB" record "$@" > "$prefix.json" 2> "$prefix.err" &
+	rec=$!
+	for _ in $(seq 120); do
+		kill -0 $rec 2>/dev/null || break
+		v4l2-ctl -d /dev/video0 --get-ctrl="$control" >> "$prefix-during.txt"
+		sleep 0.2
+	done
+	wait $rec; echo $? > "$prefix.status"
+}

@@ -94,7 +94,7 @@ final class KernelVividControlsTests: XCTestCase {
     }
 
     func testAControlGivenToRecordIsInForceWhileItRecords() throws {
-        let err = try read("record.err"), during = try read("contrast-during.txt")
+        let err = try read("record.err"), during = try read("record-during.txt")
         XCTAssertEqual(try read("record.status"), "0", err)
         XCTAssertTrue(during.components(separatedBy: "\n").contains("contrast: 128"), during)
     }
