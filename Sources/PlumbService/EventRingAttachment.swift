@@ -56,10 +56,8 @@ actor EventRingAttachment {
                 }
                 log("encoder: \(recorder.choice.encoder) (\(recorder.choice.codec.rawValue)) started for an event clip")
             }
-            let deadline = ContinuousClock.now + Self.firstKeyframeLimit
-            while recorder.status.ringFrames == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            // None in time: the trigger says the recorder has no keyframe yet.
+            try? await recorder.firstFrame(within: Self.firstKeyframeLimit)
             result = .success(try trigger())
         } catch {
             result = .failure(error)

@@ -102,6 +102,8 @@ public final class EventRecorder: Sendable {
         var last: EventClipFacts?
         /// `finish()` was called: no new clip.
         var closed = false
+        /// Resolved by the ring's first frame from the current source (`firstFrame(within:)`).
+        var firstFrame = OneShot<Void>()
     }
 
     private let state: Mutex<State>
@@ -136,6 +138,14 @@ public final class EventRecorder: Sendable {
                    maxBufferBytes: settings.maxBufferBytes, preSeconds: settings.preSeconds, triggers: s.triggers,
                    clipsStarted: s.clipsStarted, clipsWritten: s.clipsWritten, current: s.active?.facts, last: s.last)
         }
+    }
+
+    /// Waits until the ring holds a frame of the current source (it starts at a keyframe),
+    /// at most `limit`: a branch attached for a trigger has nothing to start a clip from before.
+    /// - Throws: `CaptureError.timedOut` when none came in time.
+    public func firstFrame(within limit: Duration) async throws {
+        let shot = state.withLock { $0.firstFrame }
+        try await shot.value(timeout: limit, what: "the event recorder's first keyframe")
     }
 
     // MARK: Triggers
@@ -248,6 +258,7 @@ public final class EventRecorder: Sendable {
         state.withLock { s in
             s.ring.removeAll()  // a new source: its timestamps start again
             s.newest = nil
+            s.firstFrame = OneShot()
             s.attached = true
         }
     }
@@ -259,6 +270,7 @@ public final class EventRecorder: Sendable {
                 s.active = nil
                 s.attached = false
                 s.ring.removeAll()
+                s.firstFrame = OneShot()
             }
             return s.active
         }
@@ -272,13 +284,16 @@ public final class EventRecorder: Sendable {
         let frame = PreRecordRing<Frame>.Frame(payload: Frame(buffer: buffer, caps: sample.caps, wall: Date()),
                                                time: time, bytes: buffer.size, isKeyframe: buffer.isKeyframe)
         let now = clock.now
-        let ending = state.withLock { s -> EventClip? in
+        let (ending, first) = state.withLock { s -> (EventClip?, OneShot<Void>?) in
             s.newest = (time, now)
-            s.ring.append(frame)
-            guard let clip = s.active, !clip.push(frame) else { return nil }
+            let wasEmpty = s.ring.frames.isEmpty
+            s.ring.append(frame)  // refused until a keyframe
+            let first = wasEmpty && !s.ring.frames.isEmpty ? s.firstFrame : nil
+            guard let clip = s.active, !clip.push(frame) else { return (nil, first) }
             s.active = nil
-            return clip
+            return (clip, first)
         }
+        first?.succeed(())
         ending?.end(stopping: false)
     }
 }
