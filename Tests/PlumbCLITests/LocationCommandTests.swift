@@ -56,8 +56,7 @@ final class LocationCommandTests: XCTestCase {
     /// within its half second.) A recording too.
     func testEveryCaptureCarriesTheFixGPSDHoldsWhenItsReportsAreRare() async throws {
         let gpsd = try GPSFake(self, cycle: 2)
-        let holds = await waitUntil(timeout: .seconds(60)) { gpsd.heldFixMode() == 3 }
-        XCTAssertTrue(holds, "gpsd never held a 3D fix")
+        await eventually("gpsd never held a 3D fix", timeout: .seconds(60)) { gpsd.heldFixMode() == 3 }
         let dir = try temporaryDirectory(self)
         for run in 1...4 {
             let still = dir.appendingPathComponent("rare-\(run).jpg")
@@ -92,8 +91,7 @@ final class LocationCommandTests: XCTestCase {
 
             """.write(to: log, atomically: true, encoding: .utf8)
         let gpsd = try GPSFake(self, log: log, cycle: 0.5)
-        let reported = await waitUntil(timeout: .seconds(60)) { gpsd.heldFixMode() == 1 }
-        XCTAssertTrue(reported, "gpsd never reported its receiver without a fix")
+        await eventually("gpsd never reported its receiver without a fix", timeout: .seconds(60)) { gpsd.heldFixMode() == 1 }
         let still = dir.appendingPathComponent("no-fix.jpg")
         let photo = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120",
                                            "--location", "gpsd:127.0.0.1:\(gpsd.port)", "-o", still.path)

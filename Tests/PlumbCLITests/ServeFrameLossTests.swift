@@ -16,7 +16,7 @@ final class ServeFrameLossTests: XCTestCase {
         let stopped = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let name = try XCTUnwrap((try stopped.json()["files"] as? [String])?.first, stopped.text)
-        XCTAssertTrue(waitUntil(20) { serve.log.contains("recorded \(name):") }, serve.log)
+        eventually(serve.log, timeout: .seconds(20)) { serve.log.contains("recorded \(name):") }
         XCTAssertFalse(serve.log.contains("warning: lost"), serve.log)
         XCTAssertEqual(try serve.curl("GET", "/status").json()["frames_lost"] as? Int, 0)
     }

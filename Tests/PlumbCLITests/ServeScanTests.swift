@@ -24,10 +24,10 @@ final class ServeScanTests: XCTestCase {
             "scan": ["enabled": "true", "types": "qr", "photo": "true", "rate": "10"],
         ])
         let tap = try EventTap(serve, self)
-        XCTAssertTrue(waitUntil(10) { tap.raw.contains("retry:") }, "the event stream did not open: \(tap.raw)")
+        eventually("the event stream did not open: \(tap.raw)", timeout: .seconds(10)) { tap.raw.contains("retry:") }
         let switched = try serve.curl("POST", "/camera?device=image:\(picture.path)")
         XCTAssertEqual(switched.status, 200, switched.text)
-        XCTAssertTrue(waitUntil(60) { !tap.named("barcode").isEmpty }, tap.raw)
+        eventually(tap.raw, timeout: .seconds(60)) { !tap.named("barcode").isEmpty }
         let event = try XCTUnwrap(tap.named("barcode").first).data
         XCTAssertEqual(event["symbology"] as? String, "qr")
         XCTAssertEqual(event["text"] as? String, "visitor-pass-31")

@@ -85,7 +85,7 @@ final class ControlAPITests: XCTestCase {
     private var base = ""
 
     override func setUp() async throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-api-\(UUID().uuidString)")
+        root = try temporaryDirectory(self, "plumb-api")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("work"), withIntermediateDirectories: true)
         let folder = RecordingsFolder(root.appendingPathComponent("recordings").path)
         try folder.create()
@@ -105,7 +105,6 @@ final class ControlAPITests: XCTestCase {
     override func tearDown() async throws {
         await server?.stop()
         thread?.stop()
-        if let root { try? FileManager.default.removeItem(at: root) }
     }
 
     func testStatus() async throws {
@@ -226,7 +225,7 @@ final class ControlAPITests: XCTestCase {
         // The backend's temporary file is gone once sent.
         let made = await backend.clipsMade
         XCTAssertEqual(made.count, 1)
-        await ServiceClient.eventually("the temporary clip is deleted") { !FileManager.default.fileExists(atPath: made[0]) }
+        await eventually("the temporary clip is deleted") { !FileManager.default.fileExists(atPath: made[0]) }
 
         for bad in ["", "?seconds=0", "?seconds=61", "?seconds=abc", "?seconds=1.5"] {
             let r = try await ServiceClient.curl(["-X", "POST", base + "/clip" + bad])
@@ -338,7 +337,7 @@ final class ControlAPITests: XCTestCase {
     func testEventsCarryServiceEvents() async throws {
         let output = root.appendingPathComponent("events").path
         let client = try ServiceClient.Child("/usr/bin/curl", ["-sS", "-N", base + "/events"], stdout: output)
-        await ServiceClient.eventually("subscribed") { api.events.channel.subscriberCount == 1 }
+        await eventually("subscribed") { api.events.channel.subscriberCount == 1 }
         api.events.publish(.orientationChanged(angle: 270))
         api.events.publish(.recordingStarted(file: "a.mp4"))
         api.events.publish(.recordingStopped(file: "a.mp4", facts: Facts(camera: "c", seconds: 3)))
@@ -349,11 +348,11 @@ final class ControlAPITests: XCTestCase {
             id: 3\nevent: recording-stopped\ndata: {"facts":{"camera":"c","seconds":3},"file":"a.mp4"}\n
             id: 4\nevent: error\ndata: {"message":"camera lost"}\n\n
             """
-        await ServiceClient.eventually("four events") {
+        await eventually("four events") {
             ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").hasSuffix(expected)
         }
         client.kill()
         _ = await client.wait()
-        await ServiceClient.eventually("unsubscribed") { api.events.channel.subscriberCount == 0 }
+        await eventually("unsubscribed") { api.events.channel.subscriberCount == 0 }
     }
 }

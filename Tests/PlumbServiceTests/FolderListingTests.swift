@@ -11,7 +11,7 @@ final class FolderListingTests: XCTestCase {
     /// it is; then, once the folder has settled, refreshes that only the file in use changed
     /// read no directory, and the next change is seen at once.
     func testEveryRefreshSaysWhatTheFolderHolds() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let outside = dir.appendingPathComponent("outside")
         let folder = dir.appendingPathComponent("recordings")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
@@ -85,7 +85,7 @@ final class FolderListingTests: XCTestCase {
     /// A file rewritten in place keeps its name and leaves the folder's times as they were:
     /// the periodic full read finds it.
     func testAFileRewrittenInPlaceIsReadWithinTheRereadInterval() throws {
-        let folder = try makeTemporaryDirectory(self)
+        let folder = try temporaryDirectory(self)
         for i in 0..<20 { try write(folder.appendingPathComponent("seg-\(i).mp4"), bytes: 100, modified: 1_000_000 + Double(i)) }
         Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)
         var listing = FolderListing(path: folder.path, rereadEvery: .milliseconds(500))

@@ -47,12 +47,12 @@ final class ServeDaemonTests: XCTestCase {
 
         // The camera "is unplugged": its source reports a read error.
         await session.element(named: "src")?.postResourceError("Could not read from resource (test: unplugged)")
-        await ServiceClient.eventually("the camera to be seen gone") { daemon.camera.stateName == "unavailable" }
+        await eventually("the camera to be seen gone") { daemon.camera.stateName == "unavailable" }
         XCTAssertThrowsError(try daemon.camera.session()) { error in
             XCTAssertEqual((error as? APIError)?.status, 503, "\(error)")
         }
         // Reopened (after a one-second backoff), and recording again in a new file.
-        await ServiceClient.eventually("the camera to be reopened") { daemon.camera.stateName == "running" }
+        await eventually("the camera to be reopened") { daemon.camera.stateName == "running" }
         var resumed: String?
         for _ in 0..<200 where resumed == nil {
             let now = await daemon.recorder.currentFile

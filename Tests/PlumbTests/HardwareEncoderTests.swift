@@ -126,12 +126,12 @@ final class HardwareEncoderTests: XCTestCase {
         addTeardownBlock { source.stop() }
         XCTAssertEqual(source.branch.choice.encoder, "v4l2h264enc")
         try source.start()
-        XCTAssertTrue(waitUntil(10) { source.frameCount >= 45 })
+        eventually("source.frameCount >= 45", timeout: .seconds(10)) { source.frameCount >= 45 }
         let consumer = try EncodedStreamTests.Consumer()
         defer { consumer.stop() }
         try consumer.play()
         try source.stream.subscribe(consumer.source, name: "late")
-        XCTAssertTrue(waitUntil(15) { consumer.decodedFrames >= 10 }, "decoded \(consumer.decodedFrames)")
+        eventually("decoded \(consumer.decodedFrames)", timeout: .seconds(15)) { consumer.decodedFrames >= 10 }
         XCTAssertEqual(consumer.buffers.first?.keyframe, true, "the join did not start on a keyframe")
     }
 
@@ -248,7 +248,7 @@ final class JPEGDecoderChoiceTests: XCTestCase {
             return .ok
         }
         try pipeline.setState(.playing)
-        XCTAssertTrue(waitUntil(10) { frames.value == 10 }, "decoded \(frames.value)")
+        eventually("decoded \(frames.value)", timeout: .seconds(10)) { frames.value == 10 }
     }
 }
 

@@ -1,3 +1,4 @@
+import PlumbTestSupport
 import Foundation
 import GLib
 import Soup
@@ -15,14 +16,14 @@ final class ConnectionLifetimeTests: XCTestCase {
     }
 
     func testThousandsOfRequestsOfEveryKindLeaveNoDescriptorOrMemoryBehind() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try temporaryDirectory(self, "plumb-soup")
         let fileSize = 200_000
-        try Data((0..<fileSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir.path("clip.mp4")))
+        try Data((0..<fileSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir.appendingPathComponent("clip.mp4").path))
         let channel = EventChannel(heartbeat: .seconds(60))
         var router = Router()
         router.get("/status") { _ in .json(["state": "running"]) }
         router.post("/photo") { request in .bytes(request.body, contentType: "image/jpeg") }
-        router.get("/recordings/{name}") { request in .file(dir.path(request.parameters["name"]!), contentType: "video/mp4") }
+        router.get("/recordings/{name}") { request in .file(dir.appendingPathComponent(request.parameters["name"]!).path, contentType: "video/mp4") }
         router.get("/events") { _ in channel.response() }
         let s = try await TestServer(router).start()
         addTeardownBlock { await s.stop() }
@@ -165,10 +166,10 @@ final class ConnectionLifetimeTests: XCTestCase {
     /// A response the client does not take is dropped after the send timeout; a slow
     /// but steady reader is not.
     func testAResponseTheClientStopsReadingIsDroppedAfterTheSendTimeout() async throws {
-        let dir = try TemporaryDirectory()
-        try Data(count: 16 << 20).write(to: URL(fileURLWithPath: dir.path("big.bin")))
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        try Data(count: 16 << 20).write(to: URL(fileURLWithPath: dir.appendingPathComponent("big.bin").path))
         var router = Router()
-        router.get("/big") { _ in .file(dir.path("big.bin")) }
+        router.get("/big") { _ in .file(dir.appendingPathComponent("big.bin").path) }
         var options = HTTPServer.Options()
         options.sendTimeout = .seconds(1)
         let s = try await TestServer(router, options: options).start()

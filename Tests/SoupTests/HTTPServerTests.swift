@@ -169,9 +169,9 @@ final class HTTPServerTests: XCTestCase {
         options.maxRequestBodyBytes = 1000
         let s = try await TestServer(statusRouter(), options: options).start()
         addTeardownBlock { await s.stop() }
-        let dir = try TemporaryDirectory()
-        try Data(count: 5000).write(to: URL(fileURLWithPath: dir.path("big")))
-        let big = try await curl(["-X", "PUT", "--data-binary", "@" + dir.path("big"), s.url("/echo/x")])
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        try Data(count: 5000).write(to: URL(fileURLWithPath: dir.appendingPathComponent("big").path))
+        let big = try await curl(["-X", "PUT", "--data-binary", "@" + dir.appendingPathComponent("big").path, s.url("/echo/x")])
         XCTAssertEqual(big.status, 413)
         XCTAssertTrue(try XCTUnwrap(big.json()["error"] as? String).contains("at most 1000 bytes"))
         let small = try await curl(["-X", "PUT", "--data-binary", "fits", s.url("/echo/x")])

@@ -70,8 +70,7 @@ final class SplitOnRotationTests: XCTestCase {
         let observer = RotationObserver(accelerometer: try ReplayAccelerometer(input: .file(motion)))
         try await session.follow(observer)
         await observer.waitForSourceEnd()
-        let four = await waitUntil { recording.segments.count == 4 }
-        XCTAssertTrue(four, "\(recording.urls.map(\.lastPathComponent)) \(recording.splitFailures)")
+        await eventually("\(recording.urls.map(\.lastPathComponent)) \(recording.splitFailures)") { recording.segments.count == 4 }
         try await Task.sleep(for: .milliseconds(400))
         let facts = try await recording.stop()
         await session.close()
@@ -124,8 +123,7 @@ final class SplitOnRotationTests: XCTestCase {
         for angle in [RotationAngle.degrees90, .degrees180, .degrees270, .degrees0, .degrees90, .degrees180] {
             await session.setRotation(angle)
         }
-        let settled = await waitUntil { recording.segments.last?.latchedRotation == .degrees180 }
-        XCTAssertTrue(settled, "\(recording.segments.map(\.latchedRotation))")
+        await eventually("\(recording.segments.map(\.latchedRotation))") { recording.segments.last?.latchedRotation == .degrees180 }
         try await Task.sleep(for: .milliseconds(300))
         let facts = try await recording.stop()
         await session.close()
@@ -146,8 +144,7 @@ final class SplitOnRotationTests: XCTestCase {
         let recording = try await session.startRecording(to: dir.appendingPathComponent("keep.mp4"), options: splitting)
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees270)
-        let split = await waitUntil { recording.segments.count == 2 }
-        XCTAssertTrue(split)
+        await eventually("a second segment") { recording.segments.count == 2 }
         try await Task.sleep(for: .milliseconds(200))
         let facts = try await recording.stop()
         await session.close()
@@ -166,8 +163,7 @@ final class SplitOnRotationTests: XCTestCase {
         let recording = try await session.startRecording(to: dir.appendingPathComponent("burnt.mp4"), options: options)
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees90)
-        let split = await waitUntil { recording.segments.count == 2 }
-        XCTAssertTrue(split, "\(recording.splitFailures)")
+        await eventually("a second segment: \(recording.splitFailures)") { recording.segments.count == 2 }
         try await Task.sleep(for: .milliseconds(300))
         let facts = try await recording.stop()
         await session.close()
