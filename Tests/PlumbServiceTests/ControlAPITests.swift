@@ -83,6 +83,10 @@ final class ControlAPITests: XCTestCase {
     private var api: ControlAPI!
     private var backend: MediaBackend!
     private var base = ""
+    /// Just before the served API was made: its uptime counts from a moment after this.
+    private var apiMade = ContinuousClock.now
+    /// Just after it was served: its uptime counts from a moment before this.
+    private var apiServed = ContinuousClock.now
 
     override func setUp() async throws {
         root = try temporaryDirectory(self, "plumb-api")
@@ -91,7 +95,9 @@ final class ControlAPITests: XCTestCase {
         try folder.create()
         backend = MediaBackend(workDirectory: root.appendingPathComponent("work").path)
         thread = MainContextThread(name: "plumb.test-api")
+        apiMade = ContinuousClock.now
         try await serve(ControlAPI(backend: backend, folder: folder, events: EventBus(channel: EventChannel(heartbeat: .seconds(60)))))
+        apiServed = ContinuousClock.now
     }
 
     /// Serves `api` in place of the one served (on the same thread).
@@ -108,7 +114,9 @@ final class ControlAPITests: XCTestCase {
     }
 
     func testStatus() async throws {
+        let asked = ContinuousClock.now
         let r = try await ServiceClient.curl([base + "/status"])
+        let answered = ContinuousClock.now
         XCTAssertEqual(r.status, 200, r.text)
         let json = try r.json()
         XCTAssertEqual(json["camera"] as? String, "Caméra de test")
@@ -118,7 +126,12 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(json["rtsp_clients"] as? Int, 2)
         XCTAssertEqual((json["recording"] as? [String: Any])?["state"] as? String, "idle")
         XCTAssertEqual(json["recordings_folder"] as? String, api.folder.path)
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(json["uptime_seconds"] as? Double), 0)
+        // The API's age when it answered, to the 0.1 s it is rounded to: at least from its
+        // serving to the request, at most from before its making to the answer.
+        let uptime = try XCTUnwrap(json["uptime_seconds"] as? Double)
+        let seconds = { (d: Duration) in Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        XCTAssertGreaterThanOrEqual(uptime, seconds(asked - apiServed) - 0.05, "\(uptime)")
+        XCTAssertLessThanOrEqual(uptime, seconds(answered - apiMade) + 0.05, "\(uptime)")
         // Every key the README lists is there; those without a value are null, not missing.
         XCTAssertEqual(Set(json.keys), ["webrtc", "camera", "state", "problem", "caps", "fps", "frames_lost", "orientation", "recording",
                                         "rtsp_clients", "preview_encoder", "rtsp_url", "publish", "rotation",

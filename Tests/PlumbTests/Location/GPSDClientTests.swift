@@ -250,9 +250,14 @@ final class GPSDClientTests: XCTestCase {
         XCTAssertFalse(off.status().gps)
     }
 
-    /// The kernel answers for this machine (synchronised or not); the call never fails.
-    func testTheWallClockIsAsked() {
-        XCTAssertNotNil(WallClock.isSynchronized())
+    /// The kernel's answer for this machine, as Python's ctypes reads it from adjtimex(2)
+    /// (the clock state; 5 is TIME_ERROR, "not synchronised").
+    func testTheWallClockIsAsked() throws {
+        let state = try runTool("python3", ["-c", "import ctypes; b = ctypes.create_string_buffer(512); "
+                                            + "print(ctypes.CDLL(None).adjtimex(b))"])
+        let kernel = try XCTUnwrap(Int32(state.trimmingCharacters(in: .whitespacesAndNewlines)), state)
+        XCTAssertGreaterThanOrEqual(kernel, 0, "adjtimex failed")
+        XCTAssertEqual(WallClock.isSynchronized(), kernel != 5, "adjtimex state \(kernel)")
     }
 }
 
