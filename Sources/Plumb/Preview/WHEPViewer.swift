@@ -123,9 +123,6 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Frames pushed to this viewer so far.
-    public var framesDelivered: Int { subscription.statistics.delivered }
-
     public var isConnected: Bool { state.withLock { $0.connectedAt != nil && $0.end == nil } }
 
     /// Why it ended; nil while it runs.
