@@ -192,10 +192,9 @@ final class LocationCommandTests: XCTestCase {
         XCTAssertTrue(serve.waitForLog("location: gpsd at 127.0.0.1:\(gpsd.port), fixes up to 60 s old"), serve.log)
         XCTAssertTrue(serve.waitForLog("location: connected to gpsd at 127.0.0.1:\(gpsd.port)"), serve.log)
         var location: [String: Any] = [:]
-        for _ in 0..<300 {
-            location = try XCTUnwrap(try serve.curl("GET", "/status").json()["location"] as? [String: Any])
-            if location["gps"] as? Bool == true { break }
-            usleep(100_000)
+        eventually("a GPS fix in /status: \(location)", timeout: .seconds(30), every: .milliseconds(100)) {
+            location = ((try? serve.curl("GET", "/status").json())?["location"] as? [String: Any]) ?? [:]
+            return location["gps"] as? Bool == true
         }
         XCTAssertEqual(location["gps"] as? Bool, true, "\(location)")
         XCTAssertEqual(location["max_fix_age_s"] as? Double, 60)

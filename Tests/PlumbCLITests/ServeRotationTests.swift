@@ -51,7 +51,8 @@ final class ServeRotationTests: XCTestCase {
         // The recording went on in a new file at each turn: three files, each with its angle
         // in the track matrix (exiftool), each finalized, announced in order on /events.
         eventually(events.raw, timeout: .seconds(15)) { events.named("recording-started").count >= 2 }
-        Thread.sleep(forTimeInterval: 1)
+        let third = try XCTUnwrap(events.named("recording-started").last?.data["file"] as? String, events.raw)
+        serve.waitForRecordedFrames(1, in: third)
         let stopped = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)

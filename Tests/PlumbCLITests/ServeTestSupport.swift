@@ -109,6 +109,15 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
         eventually("a log line with \"\(text)\"", timeout: .seconds(timeout), file: file, line: line) { log.contains(text) }
     }
 
+    /// Waits until the recording `name` in the folder holds `frames` frames, by ffprobe
+    /// (the daemon writes fragmented MP4: readable while it grows, a fragment at a time).
+    func waitForRecordedFrames(_ frames: Int, in name: String, file: StaticString = #filePath, line: UInt = #line) {
+        let path = folder.appendingPathComponent(name).path
+        eventually("\(frames) frames in \(name): \(log)", timeout: .seconds(60), every: .milliseconds(200), file: file, line: line) {
+            ((try? IndependentReaders.ffprobeFrameCount(path)) ?? 0) >= frames
+        }
+    }
+
     /// Sends `signal` and waits for the exit; the exit status and the whole log.
     func stop(_ signal: Int32 = SIGTERM, timeout: TimeInterval = 60) -> (code: Int32, log: String) {
         kill(pid, signal)

@@ -78,8 +78,7 @@ final class ServeTests: XCTestCase {
         let start = try serve.curl("POST", "/recording/start")
         XCTAssertEqual(start.status, 200, start.text)
         let last = serve.folder.appendingPathComponent(try XCTUnwrap(start.json()["file"] as? String))
-        eventually("the next file's \"recording to\" line", timeout: .seconds(10)) { serve.log.components(separatedBy: "recording to ").count > files.count + 1 }
-        Thread.sleep(forTimeInterval: 2)
+        serve.waitForRecordedFrames(31, in: last.lastPathComponent)
         let (code, log) = serve.stop(SIGTERM)
         XCTAssertEqual(code, 0, log)
         XCTAssertTrue(log.contains("SIGTERM: finalizing every file"), log)
