@@ -71,7 +71,8 @@ final class SplitOnRotationTests: XCTestCase {
         try await session.follow(observer)
         await observer.waitForSourceEnd()
         await eventually("\(recording.urls.map(\.lastPathComponent)) \(recording.splitFailures)") { recording.segments.count == 4 }
-        try await Task.sleep(for: .milliseconds(400))
+        let framesAtSplit = recording.progress.frames
+        await eventually("12 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 12 }
         let facts = try await recording.stop()
         await session.close()
 
@@ -100,10 +101,10 @@ final class SplitOnRotationTests: XCTestCase {
         let tee = try await TeeFrames(session)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("two.mp4"), options: options)
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(700))
+        await eventually("21 frames recorded before the turn") { recording.progress.frames >= 21 }
         await session.setRotation(.degrees90)
         try await recording.lengthReached()
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(500))  // the thing tested: the recording holds its length while frames go on
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(facts.segments?.map(\.rotation), [0, 90], recording.splitFailures.joined(separator: "; "))
@@ -124,7 +125,8 @@ final class SplitOnRotationTests: XCTestCase {
             await session.setRotation(angle)
         }
         await eventually("\(recording.segments.map(\.latchedRotation))") { recording.segments.last?.latchedRotation == .degrees180 }
-        try await Task.sleep(for: .milliseconds(300))
+        let framesAtSplit = recording.progress.frames
+        await eventually("9 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 9 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertGreaterThanOrEqual(recording.segments.count, 2)
@@ -145,7 +147,8 @@ final class SplitOnRotationTests: XCTestCase {
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees270)
         await eventually("a second segment") { recording.segments.count == 2 }
-        try await Task.sleep(for: .milliseconds(200))
+        let framesAtSplit = recording.progress.frames
+        await eventually("6 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 6 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(recording.urls.map(\.lastPathComponent), ["keep.mp4", "keep-3.mp4"])
@@ -164,7 +167,8 @@ final class SplitOnRotationTests: XCTestCase {
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees90)
         await eventually("a second segment: \(recording.splitFailures)") { recording.segments.count == 2 }
-        try await Task.sleep(for: .milliseconds(300))
+        let framesAtSplit = recording.progress.frames
+        await eventually("9 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 9 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(facts.segments?.map(\.burnedIn), [0, 90])
@@ -186,7 +190,8 @@ final class SplitOnRotationTests: XCTestCase {
         _ = try await plain.firstFrameTime()
         _ = try await turning.firstFrameTime()
         await session.setRotation(.degrees90)
-        try await Task.sleep(for: .milliseconds(300))
+        let framesAtTurn = turning.progress.frames
+        await eventually("9 frames recorded after the turn") { turning.progress.frames >= framesAtTurn + 9 }
         await session.setRotation(.degrees180)
         await session.close()  // possibly while the second split waits for its frame
         let one = try await plain.stop()
