@@ -96,9 +96,9 @@ final class ServeSupervisionTests: XCTestCase {
             await eventually("pings again (\(loss))") { notify.with("WATCHDOG=1").count > pingsWhileGone + 1 }
             // A new file.
             var next: String?
-            for _ in 0..<200 where next == nil {
+            await eventually("a new file after the \(loss): \(lines.all)") {
                 if let now = await daemon.recorder.currentFile, !files.contains(now) { next = now }
-                else { try await Task.sleep(for: .milliseconds(50)) }
+                return next != nil
             }
             files.append(try XCTUnwrap(next, "no new file after the \(loss): \(lines.all)"))
         }

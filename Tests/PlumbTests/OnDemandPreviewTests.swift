@@ -73,12 +73,7 @@ final class OnDemandPreviewTests: XCTestCase {
             viewer.consumer.stop()
             await eventually("round \(round): still \(preview.state)", timeout: .seconds(15)) { preview.state == .idle }
             XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(left), 0.9, "stopped before the 1 s linger")
-            var encoderAfter = true
-            for _ in 0..<50 where encoderAfter {
-                encoderAfter = await hasEncoder(session)
-                if encoderAfter { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            XCTAssertFalse(encoderAfter, "round \(round): the encoder element is still in the pipeline")
+            await eventually("round \(round): the encoder element out of the pipeline") { await !hasEncoder(session) }
             XCTAssertEqual(preview.statistics, .init(state: .idle, starts: round, stops: round, failures: 0))
             // Nothing is encoded any more.
             let frames = stream.statistics.frames
@@ -111,7 +106,7 @@ final class OnDemandPreviewTests: XCTestCase {
         await eventually("first.consumer.decodedFrames >= 10", timeout: .seconds(15)) { first.consumer.decodedFrames >= 10 }
         subscription.cancel()
         first.consumer.stop()
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // the thing tested: a return a while into the linger
         let again = try Viewer()
         try again.consumer.play()
         let back = try stream.subscribe(again.consumer.source, name: "again")
@@ -122,7 +117,7 @@ final class OnDemandPreviewTests: XCTestCase {
         await eventually("again.consumer.decodedFrames >= 10", timeout: .seconds(15)) { again.consumer.decodedFrames >= 10 }
         XCTAssertEqual(again.consumer.buffers.first?.keyframe, true, "a returning subscriber starts on a keyframe too")
         // Past the first linger's end: still running, started once.
-        try await Task.sleep(for: .seconds(4))
+        try await Task.sleep(for: .seconds(4))  // the thing tested: nothing stops it over the first linger's end
         XCTAssertEqual(preview.statistics, .init(state: .running, starts: 1, stops: 0, failures: 0))
         await preview.stop()
     }
@@ -136,7 +131,7 @@ final class OnDemandPreviewTests: XCTestCase {
         try await preview.use(session, encoding: PreviewEncoding())
         XCTAssertEqual(preview.state, .running)
         await eventually("stream.statistics.frames >= 30", timeout: .seconds(10)) { stream.statistics.frames >= 30 }
-        try await Task.sleep(for: .milliseconds(1500))
+        try await Task.sleep(for: .milliseconds(1500))  // the thing tested: it stays running with nobody subscribed
         XCTAssertEqual(preview.statistics, .init(state: .running, starts: 1, stops: 0, failures: 0))
         await preview.stop()
     }
