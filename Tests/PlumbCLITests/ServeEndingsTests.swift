@@ -19,7 +19,7 @@ final class ServeEndingsTests: XCTestCase {
             serve.http + "/clip?seconds=20",
         ])
         let asked = Date()
-        Thread.sleep(forTimeInterval: 6)
+        Thread.sleep(forTimeInterval: 6)  // the clip runs this long before the stop cuts it (checked against its file)
         let elapsed = Date().timeIntervalSince(asked)
         let (code, log) = serve.stop(SIGTERM)
         let reply = PlumbProcess.finish(curl, out, err, timeout: 60)

@@ -36,7 +36,7 @@ final class ServePreviewOnDemandTests: XCTestCase {
         let serve = try ServeProcess(self, environment: Self.gstLog)
         XCTAssertEqual(try serve.curl("POST", "/recording/start").status, 200)
         // Nobody watches: no preview encoder, by /status and by x264.
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)  // the thing tested: no encoder over this time
         XCTAssertEqual(encoderState(serve), "idle")
         XCTAssertEqual(encoderLifecycle(serve).opened, 0, "the preview encoder was opened with nobody watching")
         XCTAssertTrue(serve.log.contains("<encoder> using cpu capabilities"), "the recording's x264 is not in the log")
@@ -68,7 +68,7 @@ final class ServePreviewOnDemandTests: XCTestCase {
         XCTAssertEqual(lifecycle.opened, lifecycle.closed, "\(lifecycle)")
         XCTAssertTrue(serve.log.contains("preview encoder: idle (no consumer for 5"), serve.log)
         // And stays closed.
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)  // the thing tested: it stays closed
         XCTAssertEqual(encoderLifecycle(serve).opened, lifecycle.opened)
         XCTAssertEqual(encoderState(serve), "idle")
 
@@ -93,7 +93,7 @@ final class ServePreviewOnDemandTests: XCTestCase {
         let serve = try ServeProcess(self, ["preview": ["on-demand": "false"]], environment: Self.gstLog)
         XCTAssertEqual(encoderState(serve), "running")
         eventually(serve.log, timeout: .seconds(10)) { self.encoderLifecycle(serve).opened == 1 }
-        Thread.sleep(forTimeInterval: 6)
+        Thread.sleep(forTimeInterval: 6)  // the thing tested: not closed past the linger time
         XCTAssertEqual(encoderState(serve), "running")
         XCTAssertEqual(encoderLifecycle(serve).closed, 0)
         let (code, log) = serve.stop()

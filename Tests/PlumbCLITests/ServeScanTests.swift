@@ -42,7 +42,7 @@ final class ServeScanTests: XCTestCase {
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "mjpeg,640,480", probe.stderr)
 
         // The code stays in view: still one detection a while later.
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)  // the thing tested: no second detection over this time
         XCTAssertEqual(tap.named("barcode").count, 1, tap.raw)
         let scans = try serve.curl("GET", "/scans")
         XCTAssertEqual(scans.status, 200, scans.text)
@@ -62,7 +62,7 @@ final class ServeScanTests: XCTestCase {
     func testScanningIsOffUnlessAsked() throws {
         let picture = try codePicture("nobody-reads-this")
         let serve = try ServeProcess(self, ["camera": ["device": "image:" + picture.path, "size": "640x480"]])
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)  // the thing tested: nothing scanned over this time
         let reply = try serve.curl("GET", "/scans").json()
         XCTAssertEqual(reply["enabled"] as? Bool, false)
         XCTAssertEqual((reply["scans"] as? [Any])?.count, 0)

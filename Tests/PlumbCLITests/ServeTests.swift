@@ -228,7 +228,7 @@ final class ServeTests: XCTestCase {
 
     private func measureCPU(_ serve: ServeProcess, seconds: Double) -> Double {
         let before = serve.cpuSeconds, start = Date()
-        Thread.sleep(forTimeInterval: seconds)
+        Thread.sleep(forTimeInterval: seconds)  // the thing tested: CPU over this time
         return (serve.cpuSeconds - before) / Date().timeIntervalSince(start)
     }
 

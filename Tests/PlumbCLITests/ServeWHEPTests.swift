@@ -95,7 +95,7 @@ final class ServeWHEPTests: XCTestCase {
             while sampling.value == 1 {
                 peakFds.raise(to: count("fd"))
                 peakThreads.raise(to: count("task"))
-                Thread.sleep(forTimeInterval: 0.1)
+                Thread.sleep(forTimeInterval: 0.1)  // sampling the peak at 10 Hz while viewers come and go
             }
         }
         defer { sampling.set(0) }

@@ -63,7 +63,7 @@ final class FolderListingTests: XCTestCase {
         // show the next one (FAT's 2 s). The first refresh reads the names once more.
         let name = "seg-\(serial + 1).mp4"
         try write(folder.appendingPathComponent(name), bytes: 0)
-        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)
+        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)  // the rule tested is by file age
         _ = listing.refresh(busy: [name])
         let reads = listing.directoryReads
         for round in 0..<5 {
@@ -87,11 +87,11 @@ final class FolderListingTests: XCTestCase {
     func testAFileRewrittenInPlaceIsReadWithinTheRereadInterval() throws {
         let folder = try temporaryDirectory(self)
         for i in 0..<20 { try write(folder.appendingPathComponent("seg-\(i).mp4"), bytes: 100, modified: 1_000_000 + Double(i)) }
-        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)
+        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)  // the rule tested is by file age
         var listing = FolderListing(path: folder.path, rereadEvery: .milliseconds(500))
         try assertSame(listing.refresh(busy: []), folder, "the first refresh")
         try append(folder.appendingPathComponent("seg-3.mp4"), bytes: 4000)
-        Thread.sleep(forTimeInterval: 0.6)
+        Thread.sleep(forTimeInterval: 0.6)  // past the 500 ms reread interval under test
         try assertSame(listing.refresh(busy: []), folder, "after the reread interval")
         XCTAssertEqual(listing.refresh(busy: []).first { $0.name == "seg-3.mp4" }?.bytes, 4100)
     }

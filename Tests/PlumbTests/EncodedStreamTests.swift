@@ -191,7 +191,7 @@ final class EncodedStreamTests: XCTestCase {
         eventually("source.frameCount >= 15", timeout: .seconds(10)) { source.frameCount >= 15 }
         let before = stream.statistics
         for _ in 0..<100 { stream.requestKeyframe() }
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // the thing tested: wishes over a second become at most one keyframe
         let after = stream.statistics
         XCTAssertEqual(after.keyframeWishes - before.keyframeWishes, 100)
         // At most one now and one when the cooldown ends (if the first was not answered yet).
