@@ -137,7 +137,7 @@ final class ConnectionLifetimeTests: XCTestCase {
                                 while clock.now - opened < .seconds(8), c.isOpenForWriting() {
                                     try? c.send("X-Line-\(line): a\r\n")
                                     line += 1
-                                    usleep(100_000)
+                                    usleep(100_000)  // a slow client: one header line every 100 ms
                                 }
                             default:
                                 break
@@ -183,7 +183,7 @@ final class ConnectionLifetimeTests: XCTestCase {
             setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             try c.send("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = try c.readHead()
-            usleep(3_000_000)
+            usleep(3_000_000)  // the thing tested: a client that stops reading this long
             // Then reads on: the body ends early (the server dropped it).
             var received = c.takeBuffered().count
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -207,7 +207,7 @@ final class ConnectionLifetimeTests: XCTestCase {
                     total += n
                 }
                 if chunk == 0 { break }
-                usleep(300_000)
+                usleep(300_000)  // a slow reader, paced
             }
             return (received, total)
         }

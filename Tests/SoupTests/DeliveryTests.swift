@@ -36,7 +36,7 @@ final class DeliveryTests: XCTestCase {
         }
         router.get("/slow") { _ in
             // The client leaves before the answer exists (which this handler makes anyway).
-            try? await Task.sleep(for: .seconds(3))
+            try? await Task.sleep(for: .seconds(3))  // a handler slower than its client
             var response = HTTPResponse.text("too late")
             response.onFinished = { outcomes.add("/slow", $0) }
             return response

@@ -335,7 +335,7 @@ final class HTTPServerTests: XCTestCase {
         router.post("/slow") { _ in
             started.withLock { $0 = true }
             do {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: .seconds(60))  // a handler that runs until cancelled
             } catch {
                 cancelled.withLock { $0 = true }
                 throw error
@@ -366,7 +366,7 @@ final class HTTPServerTests: XCTestCase {
         var router = statusRouter()
         router.get("/events") { _ in channel.response() }
         router.get("/forever") { _ in
-            try await Task.sleep(for: .seconds(3600))
+            try await Task.sleep(for: .seconds(3600))  // a handler that never answers
             return .text("never")
         }
 
