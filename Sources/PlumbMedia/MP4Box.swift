@@ -20,10 +20,6 @@ public struct MP4Box: Sendable, Equatable, CustomStringConvertible {
         "prft", "emsg", "meta", "pdin", "jP  ",
     ]
 
-    /// The boxes whose payload is made of other boxes, on the way to `tkhd` and `hdlr`.
-    static let containerTypes: Set<String> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "mvex", "moof",
-                                               "traf", "dinf", "udta"]
-
     /// Parses the header at `offset`. `limit` is where the enclosing range ends; a size of 0
     /// means "to the limit". Returns nil when fewer than 8 bytes are left. With
     /// `allowPastLimit` a box may run past `limit` (a header buffer holding only the start of

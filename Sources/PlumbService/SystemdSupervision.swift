@@ -19,7 +19,6 @@ public final class SystemdSupervision: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// The status last sent; nil before `ready()` and once stopping (then none is sent).
     private let lastStatus = Mutex<String?>(nil)
-    private let pings = Atomic<Int>(0)
 
     public init(notifier: SystemdNotifier, statusInterval: Duration = .seconds(1),
                 status: @escaping @Sendable () async -> String, frames: @escaping FrameProgress) {
@@ -28,9 +27,6 @@ public final class SystemdSupervision: Sendable {
         self.status = status
         self.frames = frames
     }
-
-    /// How many `WATCHDOG=1` went out.
-    public var pingCount: Int { pings.load(ordering: .relaxed) }
 
     /// `READY=1` with the status, then the status and watchdog loops.
     public func ready() async {
@@ -57,7 +53,6 @@ public final class SystemdSupervision: Sendable {
                     // Frames of a new session, or more of the same one: the pipeline flows.
                     if let now, now.session != last?.session || now.frames > last?.frames ?? 0 {
                         self.notifier.send("WATCHDOG=1")
-                        self.pings.add(1, ordering: .relaxed)
                     }
                     last = now
                 }

@@ -195,8 +195,7 @@ final class DBusConnectionTests: XCTestCase {
         try runTool("dbus-send", ["--bus=\(bus.address)", "--type=signal", "/plumb/dbus_send", "org.plumb.Test.Ping",
                                   "string:x", "uint32:4", "array:int32:1,2", "dict:string:int32:k,5", "variant:int16:-3",
                                   "objpath:/p", "double:2.5", "byte:255", "boolean:true", "int64:-5", "array:string:"])
-        var ok = await waitUntil { pings.withLock { $0.count } == 1 }
-        XCTAssertTrue(ok, "no signal from dbus-send")
+        await eventually("no signal from dbus-send") { pings.withLock { $0.count } == 1 }
         let fromDBusSend = try XCTUnwrap(pings.withLock { $0.first })
         XCTAssertEqual(fromDBusSend.arguments, [
             .string("x"), .uint32(4), .array(elementType: "i", [.int32(1), .int32(2)]),
@@ -229,8 +228,7 @@ final class DBusConnectionTests: XCTestCase {
         XCTAssertEqual(wire, ["string \"x\"", "uint32 4", "array [", "int32 1", "int32 2", "]",
                               "array [", "dict entry(", "string \"k\"", "variant boolean true", ")", "]",
                               "array [", "]", "variant struct {", "int16 -3", "object path \"/p\"", "}"], block)
-        ok = await waitUntil { marks.withLock { $0.count } == 1 }
-        XCTAssertTrue(ok)
+        await eventually("marks.withLock { $0.count } == 1") { marks.withLock { $0.count } == 1 }
         XCTAssertEqual(pings.withLock { $0.count }, 2)
         XCTAssertEqual(pings.withLock { $0.last?.arguments }, expected)
         XCTAssertEqual(pings.withLock { $0.last?.sender }, sender.uniqueName)
@@ -239,8 +237,7 @@ final class DBusConnectionTests: XCTestCase {
         subscription.cancel()
         try sender.emit(path: "/plumb/ours", interface: "org.plumb.Test", member: "Ping", arguments: [.int32(3)])
         try sender.emit(path: "/plumb/mark", interface: "org.plumb.Test", member: "Mark", arguments: [.int32(2)])
-        ok = await waitUntil { marks.withLock { $0.count } == 2 }
-        XCTAssertTrue(ok)
+        await eventually("marks.withLock { $0.count } == 2") { marks.withLock { $0.count } == 2 }
         XCTAssertEqual(pings.withLock { $0.count }, 2, "a cancelled subscription got a signal")
         XCTAssertEqual(offThread.value, 0, "a signal handler ran off the connection's thread")
     }
@@ -257,8 +254,7 @@ final class DBusConnectionTests: XCTestCase {
         let watch = try watcher.watchName("org.plumb.Test", appeared: { owner in events.withLock { $0.append(owner) } },
                                           vanished: { events.withLock { $0.append("-") } })
         defer { watch.cancel() }
-        var ok = await waitUntil { events.withLock { $0 } == ["-"] }
-        XCTAssertTrue(ok, "not reported missing at the start: \(events.withLock { $0 })")
+        await eventually("not reported missing at the start: \(events.withLock { $0 })") { events.withLock { $0 } == ["-"] }
 
         let owner = try DBusConnection(.address(bus.address), thread: thread)
         let ownerName = try XCTUnwrap(owner.uniqueName)
@@ -269,19 +265,15 @@ final class DBusConnectionTests: XCTestCase {
         }
         var reply = try await call("RequestName")
         XCTAssertEqual(reply, [.uint32(1)])  // DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
-        ok = await waitUntil { events.withLock { $0 } == ["-", ownerName] }
-        XCTAssertTrue(ok, "\(events.withLock { $0 })")
+        await eventually("\(events.withLock { $0 })") { events.withLock { $0 } == ["-", ownerName] }
         reply = try await call("ReleaseName")
         XCTAssertEqual(reply, [.uint32(1)])  // DBUS_RELEASE_NAME_REPLY_RELEASED
-        ok = await waitUntil { events.withLock { $0 } == ["-", ownerName, "-"] }
-        XCTAssertTrue(ok, "\(events.withLock { $0 })")
+        await eventually("\(events.withLock { $0 })") { events.withLock { $0 } == ["-", ownerName, "-"] }
         reply = try await call("RequestName")
         XCTAssertEqual(reply, [.uint32(1)])
-        ok = await waitUntil { events.withLock { $0 } == ["-", ownerName, "-", ownerName] }
-        XCTAssertTrue(ok, "\(events.withLock { $0 })")
+        await eventually("\(events.withLock { $0 })") { events.withLock { $0 } == ["-", ownerName, "-", ownerName] }
         owner.close()
-        ok = await waitUntil { events.withLock { $0 } == ["-", ownerName, "-", ownerName, "-"] }
-        XCTAssertTrue(ok, "closing the owner's connection: \(events.withLock { $0 })")
+        await eventually("closing the owner's connection: \(events.withLock { $0 })") { events.withLock { $0 } == ["-", ownerName, "-", ownerName, "-"] }
     }
 
     /// Closing completes the call in flight once, ends the subscriptions, and releases every
@@ -329,8 +321,7 @@ final class DBusConnectionTests: XCTestCase {
 
         thread.stop()
         // stop() returns once the thread's work is over; the kernel task goes a moment later.
-        let gone = await waitUntil { threads(named: "test.dbus-close") == 0 }
-        XCTAssertTrue(gone, "the thread is still there")
+        await eventually("the thread is still there") { threads(named: "test.dbus-close") == 0 }
     }
 
     /// Closed on its own thread, a connection cannot wait for GDBus: it holds the thread,
@@ -352,8 +343,7 @@ final class DBusConnectionTests: XCTestCase {
             XCTAssertEqual(DBusConnection.live.callbacks, before.callbacks, "the thread ended with callbacks owed")
             watch.cancel()
         }
-        let gone = await waitUntil { threads(named: "test.dbus-hold") == 0 }
-        XCTAssertTrue(gone, "\(threads(named: "test.dbus-hold")) threads left")
+        await eventually("\(threads(named: "test.dbus-hold")) threads left") { threads(named: "test.dbus-hold") == 0 }
     }
 
     /// Released after its thread has stopped, a connection still tears down (the releasing
@@ -389,11 +379,9 @@ final class DBusConnectionTests: XCTestCase {
         let watch = try connection.watchName("org.plumb.Test", appeared: { _ in events.withLock { $0.append("+") } },
                                              vanished: { events.withLock { $0.append("-") } })
         defer { watch.cancel() }
-        var ok = await waitUntil { events.withLock { $0 } == ["+"] }
-        XCTAssertTrue(ok)
+        await eventually("the owner reported present") { events.withLock { $0 } == ["+"] }
         bus.kill()
-        ok = await waitUntil { events.withLock { $0 } == ["+", "-"] }
-        XCTAssertTrue(ok, "\(events.withLock { $0 })")
+        await eventually("\(events.withLock { $0 })") { events.withLock { $0 } == ["+", "-"] }
         let late = await Self.result { () async throws(GLibError) -> [Variant] in
             try await connection.call(destination: Self.daemon.name, path: Self.daemon.path, interface: "org.freedesktop.DBus",
                                       method: "GetId", replyType: "(s)")
@@ -431,7 +419,7 @@ final class DBusConnectionTests: XCTestCase {
     /// The live counts once earlier tests' connections are released (their threads may still
     /// be finishing); a hang guard, not a timing check.
     private func settledLiveCounts() async -> (connections: Int, callbacks: Int) {
-        _ = await waitUntil { DBusConnection.live == (0, 0) }
+        await eventually("DBusConnection.live == (0, 0)") { DBusConnection.live == (0, 0) }
         return DBusConnection.live
     }
 

@@ -1,3 +1,4 @@
+import PlumbTestSupport
 import GStreamer
 import XCTest
 import GLib
@@ -143,8 +144,7 @@ final class BusTests: XCTestCase {
             _ = try await read(stream!, what: "EOS") { $0.isEOS }
             try pipeline.setState(.null)
             stream = nil
-            let released = await eventually { LiveCounts.liveBusWatches == watches }
-            XCTAssertTrue(released, "dropping the stream removes the watch's GSource")
+            await eventually("dropping the stream removes the watch's GSource") { LiveCounts.liveBusWatches == watches }
         }
         XCTAssertNil(weakPipeline, "the watch does not keep the pipeline wrapper")
         XCTAssertEqual(LiveCounts.liveObjectWrappers, wrappers)
@@ -169,8 +169,7 @@ final class BusTests: XCTestCase {
         thread.stop()
         try pipeline.setState(.null)  // posts state changes nobody will dispatch
         stream = nil
-        let released = await eventually { LiveCounts.liveBusWatches == watches }
-        XCTAssertTrue(released)
+        await eventually("LiveCounts.liveBusWatches == watches") { LiveCounts.liveBusWatches == watches }
     }
 
     func testFreeingTheContextReleasesTheWatchWhileTheStreamLives() throws {

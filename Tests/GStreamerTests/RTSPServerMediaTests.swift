@@ -53,14 +53,15 @@ final class RTSPServerMediaTests: XCTestCase {
             "x264enc", "tune=zerolatency", "speed-preset=ultrafast", "key-int-max=15", "!", "h264parse", "!",
             "rtspclientsink", "location=rtsp://127.0.0.1:\(port)/record", "protocols=tcp",
         ])
-        let received = waitFor(20) { log.frameCount >= 45 }
+        let received = eventually("45 frames decoded by the RECORD media (\(log.frameCount) so far)", timeout: .seconds(20)) {
+            log.frameCount >= 45
+        }
         p.terminate()
         let r = PlumbProcess.finish(p, o, e, timeout: 10)
-        XCTAssertTrue(received, "the RECORD media decoded \(log.frameCount) frames; the publisher said: \(r.stderr)")
+        XCTAssertTrue(received, "the publisher said: \(r.stderr)")
         XCTAssertEqual(log.configuredCount, 1)
         // The publisher left: its media goes, and the hook says so once.
-        XCTAssertTrue(waitFor(10) { log.goneCount == 1 && server.clientCount == 0 },
-                      "media gone \(log.goneCount) times, \(server.clientCount) clients left")
+        eventually("media gone \(log.goneCount) times, \(server.clientCount) clients left", timeout: .seconds(10)) { log.goneCount == 1 && server.clientCount == 0 }
     }
 
     func testPlayMountHookSeesEachMediaComeAndGo() throws {
@@ -81,17 +82,9 @@ final class RTSPServerMediaTests: XCTestCase {
             let (probe, err) = try Probe.live("rtsp://127.0.0.1:\(port)/test")
             XCTAssertEqual(probe?.width, 160, err)
             // The only client left: the shared media is unprepared before the next one comes.
-            XCTAssertTrue(waitFor(10) { log.goneCount == round }, "round \(round): gone \(log.goneCount)")
+            eventually("round \(round): gone \(log.goneCount)", timeout: .seconds(10)) { log.goneCount == round }
             XCTAssertEqual(log.configuredCount, round)
         }
     }
 
-    private func waitFor(_ seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() >= deadline { return false }
-            usleep(20_000)
-        }
-        return true
-    }
 }

@@ -50,9 +50,7 @@ final class RTSPServerTests: XCTestCase {
             ]))
         }
         // Wait until all three are connected at the same time.
-        let deadline = Date().addingTimeInterval(20)
-        while server.clientCount < 3 && Date() < deadline { usleep(50_000) }
-        XCTAssertEqual(server.clientCount, 3)
+        eventually("three clients at once (\(server.clientCount))") { server.clientCount == 3 }
         for (p, o, e) in clients {
             let r = PlumbProcess.finish(p, o, e, timeout: 30)
             // EOS after 10 decoded frames is the proof; the teardown after it may race the
@@ -60,9 +58,7 @@ final class RTSPServerTests: XCTestCase {
             XCTAssertTrue(r.stdout.contains("Got EOS from element"), "a client did not get 10 decoded frames: \(r.stdout) \(r.stderr)")
         }
         XCTAssertEqual(plays.value, 3, "one PLAY per client")
-        let gone = Date().addingTimeInterval(10)
-        while server.clientCount > 0 && Date() < gone { usleep(50_000) }
-        XCTAssertEqual(server.clientCount, 0)
+        eventually("no client left (\(server.clientCount))") { server.clientCount == 0 }
     }
 
     func testBasicAuthentication() throws {
@@ -92,6 +88,8 @@ final class RTSPServerTests: XCTestCase {
     /// whose RTCP reports keep coming stays.
     func testAVanishedUDPConsumerLeavesWithItsSessionTimeout() throws {
         let (server, port) = try serve(sessionTimeout: .seconds(12))
+        let plays = Counter()
+        server.onPlay = { plays.increment() }
         let url = "rtsp://127.0.0.1:\(port)/test"
         // 20 s of the 15 fps test stream: longer than the timeout.
         let healthy = try PlumbProcess.start(PlumbProcess.tool("gst-launch-1.0"), [
@@ -105,15 +103,13 @@ final class RTSPServerTests: XCTestCase {
             kill(frozen.0.processIdentifier, SIGKILL)
             _ = PlumbProcess.finish(frozen.0, frozen.1, frozen.2, timeout: 10)
         }
-        let deadline = Date().addingTimeInterval(20)
-        while server.clientCount < 2 && Date() < deadline { usleep(50_000) }
-        XCTAssertEqual(server.clientCount, 2)
-        Thread.sleep(forTimeInterval: 1)
+        eventually("both consumers connected (\(server.clientCount))") { server.clientCount == 2 }
+        // Frozen once playing (its session set up and started), not half-way through its requests.
+        eventually("both consumers playing (\(plays.value) PLAY)") { plays.value == 2 }
         kill(frozen.0.processIdentifier, SIGSTOP)
         let stopped = Date()
-        let gone = Date().addingTimeInterval(12 + 5 + 10)
-        while server.clientCount > 1 && Date() < gone { usleep(100_000) }
-        XCTAssertEqual(server.clientCount, 1, "the frozen consumer is still counted \(Date().timeIntervalSince(stopped)) s on")
+        eventually("the frozen consumer to leave (\(Date().timeIntervalSince(stopped)) s on)", timeout: .seconds(12 + 5 + 10),
+                   every: .milliseconds(100)) { server.clientCount == 1 }
         print("frozen UDP consumer gone \(String(format: "%.1f", Date().timeIntervalSince(stopped))) s after it froze "
               + "(session timeout 12 s + 5 s from its last RTCP report)")
         let r = PlumbProcess.finish(healthy.0, healthy.1, healthy.2, timeout: 40)

@@ -102,18 +102,6 @@ func assertThrows<T>(_ expected: PropertyError, file: StaticString = #filePath, 
     XCTAssertEqual(logged.map(\.description), [], "GLib logged while the error was raised", file: file, line: line)
 }
 
-/// Waits (polling, bounded) until `condition` holds: for releases that finish on
-/// another thread (a task's captured stream, a source dispatching right now).
-func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while !condition() {
-        if clock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return true
-}
-
 /// A directory that does not exist, for sinks that must fail to open their file.
 let missingDirectory = "/nonexistent-plumb-test-dir"
 

@@ -14,9 +14,7 @@ final class ControlsCommandTests: XCTestCase {
     }
 
     func testControlWithTheTestCameraIsAUsageError() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-controls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryDirectory(self, "plumb-controls")
         for command in [["photo", "-o", folder.path + "/x.jpg"], ["record", "--seconds", "1", "-o", folder.path + "/x.mp4"], ["scan", "--once"]] {
             let r = try PlumbProcess.run(PlumbProcess.binary, command + ["--camera", "test", "--control", "brightness=10"])
             XCTAssertEqual(r.code, 2, "\(command): \(r.stderr)")

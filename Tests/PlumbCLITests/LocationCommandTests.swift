@@ -56,8 +56,7 @@ final class LocationCommandTests: XCTestCase {
     /// within its half second.) A recording too.
     func testEveryCaptureCarriesTheFixGPSDHoldsWhenItsReportsAreRare() async throws {
         let gpsd = try GPSFake(self, cycle: 2)
-        let holds = await waitUntil(timeout: .seconds(60)) { gpsd.heldFixMode() == 3 }
-        XCTAssertTrue(holds, "gpsd never held a 3D fix")
+        await eventually("gpsd never held a 3D fix", timeout: .seconds(60)) { gpsd.heldFixMode() == 3 }
         let dir = try temporaryDirectory(self)
         for run in 1...4 {
             let still = dir.appendingPathComponent("rare-\(run).jpg")
@@ -92,8 +91,7 @@ final class LocationCommandTests: XCTestCase {
 
             """.write(to: log, atomically: true, encoding: .utf8)
         let gpsd = try GPSFake(self, log: log, cycle: 0.5)
-        let reported = await waitUntil(timeout: .seconds(60)) { gpsd.heldFixMode() == 1 }
-        XCTAssertTrue(reported, "gpsd never reported its receiver without a fix")
+        await eventually("gpsd never reported its receiver without a fix", timeout: .seconds(60)) { gpsd.heldFixMode() == 1 }
         let still = dir.appendingPathComponent("no-fix.jpg")
         let photo = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120",
                                            "--location", "gpsd:127.0.0.1:\(gpsd.port)", "-o", still.path)
@@ -194,10 +192,9 @@ final class LocationCommandTests: XCTestCase {
         XCTAssertTrue(serve.waitForLog("location: gpsd at 127.0.0.1:\(gpsd.port), fixes up to 60 s old"), serve.log)
         XCTAssertTrue(serve.waitForLog("location: connected to gpsd at 127.0.0.1:\(gpsd.port)"), serve.log)
         var location: [String: Any] = [:]
-        for _ in 0..<300 {
-            location = try XCTUnwrap(try serve.curl("GET", "/status").json()["location"] as? [String: Any])
-            if location["gps"] as? Bool == true { break }
-            usleep(100_000)
+        eventually("a GPS fix in /status: \(location)", timeout: .seconds(30), every: .milliseconds(100)) {
+            location = ((try? serve.curl("GET", "/status").json())?["location"] as? [String: Any]) ?? [:]
+            return location["gps"] as? Bool == true
         }
         XCTAssertEqual(location["gps"] as? Bool, true, "\(location)")
         XCTAssertEqual(location["max_fix_age_s"] as? Double, 60)

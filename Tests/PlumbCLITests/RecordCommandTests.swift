@@ -142,7 +142,7 @@ final class RecordCommandTests: XCTestCase {
         let dir = try temporaryDirectory(self)
         let file = dir.appendingPathComponent("interrupted.mp4")
         let (p, o, e, _) = try startRecording(file)
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)  // recorded for a known time: the file's duration is checked against it
         kill(p.processIdentifier, SIGINT)
         let r = PlumbProcess.finish(p, o, e, timeout: 30)
         XCTAssertEqual(r.code, 0, r.stderr)
@@ -162,7 +162,7 @@ final class RecordCommandTests: XCTestCase {
         let dir = try temporaryDirectory(self)
         let file = dir.appendingPathComponent("aborted.mp4")
         let (p, o, e, _) = try startRecording(file)
-        Thread.sleep(forTimeInterval: 2.5)
+        Thread.sleep(forTimeInterval: 2.5)  // recorded for a known time: the file's duration is checked against it
         kill(p.processIdentifier, SIGINT)
         kill(p.processIdentifier, SIGTERM)
         let r = PlumbProcess.finish(p, o, e, timeout: 30)
@@ -178,7 +178,7 @@ final class RecordCommandTests: XCTestCase {
         let dir = try temporaryDirectory(self)
         let file = dir.appendingPathComponent("killed.mp4")
         let (p, o, e, started) = try startRecording(file, seconds: 120)
-        Thread.sleep(forTimeInterval: 3.5)
+        Thread.sleep(forTimeInterval: 3.5)  // recorded for a known time: the file's duration is checked against it
         kill(p.processIdentifier, SIGKILL)
         let elapsed = Date().timeIntervalSince(started)
         let r = PlumbProcess.finish(p, o, e, timeout: 10)

@@ -104,15 +104,14 @@ final class RepairCommandTests: XCTestCase {
             if writer.isRunning { kill(writer.processIdentifier, SIGKILL) }
             writer.waitUntilExit()
         }
-        XCTAssertTrue(waitUntil(30) { (try? IndependentReaders.ffprobeDuration(self.path("live.mp4"))).flatMap { $0 } ?? 0 > 1 },
-                      "the live recording did not get going")
+        eventually("the live recording did not get going", timeout: .seconds(30)) { (try? IndependentReaders.ffprobeDuration(self.path("live.mp4"))).flatMap { $0 } ?? 0 > 1 }
         let r = try PlumbProcess.plumb("repair", folder.path)
         XCTAssertEqual(r.code, 0, r.stderr)
         XCTAssertEqual(r.stdout, "live.mp4: skipped (still being written: it changed while plumb looked; "
                        + "repair it once it is finished)\n")
         XCTAssertTrue(writer.isRunning)
         let size = try bytes("live.mp4").count
-        XCTAssertTrue(waitUntil(10) { ((try? self.bytes("live.mp4").count) ?? 0) > size }, "the writer goes on in the same file")
+        eventually("the writer goes on in the same file", timeout: .seconds(10)) { ((try? self.bytes("live.mp4").count) ?? 0) > size }
 
         kill(writer.processIdentifier, SIGKILL)
         writer.waitUntilExit()

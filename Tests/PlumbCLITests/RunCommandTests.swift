@@ -33,10 +33,10 @@ final class RunCommandTests: XCTestCase {
         let (p, o, e) = try PlumbProcess.start(PlumbProcess.binary, [
             "run", "pipelines/record-mp4.pipeline", "-D", "location=\(out.path)", "-D", "width=320", "-D", "height=240",
         ])
-        // Wait for PLAYING, then for some frames to be recorded.
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: out.path) && Date() < deadline { usleep(50_000) }
-        Thread.sleep(forTimeInterval: 2.0)
+        // Wait for 45 frames in the file (fragmented: ffprobe reads it while it grows).
+        eventually("45 frames in \(out.lastPathComponent)", timeout: .seconds(60), every: .milliseconds(200)) {
+            ((try? IndependentReaders.ffprobeFrameCount(out.path)) ?? 0) >= 45
+        }
         kill(p.processIdentifier, signal)
         let r = PlumbProcess.finish(p, o, e, timeout: 30)
         XCTAssertEqual(r.code, 0, r.stderr)

@@ -42,7 +42,7 @@ final class ServeCameraSwitchTests: XCTestCase {
         print("RTSP consumer across two switches: \(seen.frames) frames in 10 s, no warning; restart "
               + "\(try toImage.json()["restartSeconds"] ?? "?") s and \(try back.json()["restartSeconds"] ?? "?") s")
 
-        XCTAssertTrue(waitUntil(10) { events.named("camera-switched").count == 2 }, events.raw)
+        eventually(events.raw, timeout: .seconds(10)) { events.named("camera-switched").count == 2 }
         XCTAssertEqual(events.named("camera-switched").map { $0.data["to"] as? String },
                        ["image:" + red.path, "test"])
 
@@ -74,7 +74,7 @@ final class ServeCameraSwitchTests: XCTestCase {
     /// the camera was opened once. A NUL in the name is refused too, not cut off there.
     func testAFailedSwitchLeavesTheCameraAndTheRecordingAlone() throws {
         let serve = try ServeProcess(self, ["recording": ["continuous": "true"]])
-        XCTAssertTrue(waitUntil(20) { (try? serve.curl("GET", "/status").json()["recording"] as? [String: Any])??["state"] as? String == "recording" })
+        eventually("/status to say recording", timeout: .seconds(20)) { (try? serve.curl("GET", "/status").json()["recording"] as? [String: Any])??["state"] as? String == "recording" }
         Thread.sleep(forTimeInterval: 1)
         for node in ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/stdin"] {
             let r = try serve.curl("POST", "/camera?device=\(node)")
@@ -170,7 +170,7 @@ final class ServeCameraSwitchTests: XCTestCase {
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)
         XCTAssertEqual(files.count, 2, "one file per caps: \(files)")
-        XCTAssertTrue(waitUntil(10) { events.named("recording-stopped").count == 2 }, events.raw)
+        eventually(events.raw, timeout: .seconds(10)) { events.named("recording-stopped").count == 2 }
         XCTAssertEqual(events.named("recording-started").compactMap { $0.data["file"] as? String }, files)
         for (file, size) in zip(files, ["320,240", "480,360"]) {
             let movie = serve.folder.appendingPathComponent(file)

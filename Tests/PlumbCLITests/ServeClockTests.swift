@@ -68,9 +68,9 @@ final class ServeClockTests: XCTestCase {
             // The daemon's own wall clock moved: its HTTP Date header says so.
             let date = try XCTUnwrap(Self.httpDate(try serve.curl("GET", "/status").headers["date"]))
             XCTAssertEqual(date.timeIntervalSinceNow, expected, accuracy: 30, "the daemon's wall clock did not jump")
-            XCTAssertTrue(waitUntil(60) { segmentsDone() >= before + 2 }, serve.log)
+            eventually(serve.log, timeout: .seconds(60)) { segmentsDone() >= before + 2 }
         }
-        XCTAssertTrue(waitUntil(60) { segmentsDone() >= 2 }, serve.log)
+        eventually(serve.log, timeout: .seconds(60)) { segmentsDone() >= 2 }
         try jump(to: "+3h", logged: "+3h0m", expected: 3 * 3600)
         try jump(to: "+2h", logged: "-1h0m", expected: 2 * 3600)
 

@@ -19,7 +19,7 @@ final class ServeEndingsTests: XCTestCase {
             serve.http + "/clip?seconds=20",
         ])
         let asked = Date()
-        Thread.sleep(forTimeInterval: 6)
+        Thread.sleep(forTimeInterval: 6)  // the clip runs this long before the stop cuts it (checked against its file)
         let elapsed = Date().timeIntervalSince(asked)
         let (code, log) = serve.stop(SIGTERM)
         let reply = PlumbProcess.finish(curl, out, err, timeout: 60)
@@ -74,10 +74,10 @@ final class ServeEndingsTests: XCTestCase {
         // More clip than the socket buffers take: the server's send buffer grows to about
         // 3 MB on loopback even for a client that reads nothing.
         let started = Date()
-        XCTAssertTrue(waitUntil(120) {
+        eventually("no clip is being recorded: \(hidden()) \(serve.log)", timeout: .seconds(120)) {
             hidden().contains { (try? FileManager.default.attributesOfItem(atPath: serve.folder.path + "/" + $0)[.size]
                                  as? Int) ?? 0 > 4_000_000 }
-        }, "no clip is being recorded: \(hidden()) \(serve.log)")
+        }
         print("4 MB of clip after \(Date().timeIntervalSince(started)) s")
         kill(serve.pid, SIGTERM)
         XCTAssertTrue(serve.waitForLog("cutting 1 clip short"), serve.log)
@@ -115,7 +115,7 @@ final class ServeEndingsTests: XCTestCase {
                                                           "segment-seconds": "0", "retention-kinds": "none"]])
         let events = try EventTap(serve, self)
         // The test pattern at 320x240 is about 35 KB/s: full in about 10 s.
-        XCTAssertTrue(waitUntil(120) { !events.named("recording-stopped").isEmpty }, serve.log)
+        eventually(serve.log, timeout: .seconds(120)) { !events.named("recording-stopped").isEmpty }
         let stopped = try XCTUnwrap(events.named("recording-stopped").first, serve.log)
         let name = try XCTUnwrap(stopped.data["file"] as? String, "\(stopped.data)")
         let facts = try XCTUnwrap(stopped.data["facts"] as? [String: Any], "the event must carry facts: \(stopped.data)")
@@ -133,7 +133,7 @@ final class ServeEndingsTests: XCTestCase {
         print("disk full after \(frames) frames (\(probe.duration) s, \(facts["bytes"] ?? "?") bytes)")
 
         // The error event and the status say so, with the same count.
-        XCTAssertTrue(waitUntil(10) { !events.named("error").isEmpty }, events.raw)
+        eventually(events.raw, timeout: .seconds(10)) { !events.named("error").isEmpty }
         let message = events.named("error").first?.data["message"] as? String ?? ""
         XCTAssertTrue(message.contains("No space left on device"), message)
         XCTAssertTrue(message.contains("the file holds \(frames) frames"), message)

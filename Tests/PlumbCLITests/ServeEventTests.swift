@@ -50,7 +50,7 @@ final class ServeEventTests: XCTestCase {
         let trigger2 = try date(extended["trigger"])
 
         // Done: the event SSE with the same facts, and the file under its real name.
-        XCTAssertTrue(waitUntil(30) { !tap.named("event").isEmpty }, tap.raw)
+        eventually(tap.raw, timeout: .seconds(30)) { !tap.named("event").isEmpty }
         let done = try XCTUnwrap(tap.named("event").first)
         XCTAssertEqual(done.data["file"] as? String, name)
         let doneFacts = try XCTUnwrap(done.data["facts"] as? [String: Any])
@@ -84,7 +84,7 @@ final class ServeEventTests: XCTestCase {
         let third = try serve.curl("POST", "/event?post-seconds=0")
         XCTAssertEqual(third.status, 200, third.text)
         XCTAssertNotEqual(try third.json()["file"] as? String, name)
-        XCTAssertTrue(waitUntil(30) { tap.named("event").count == 2 }, tap.raw)
+        eventually(tap.raw, timeout: .seconds(30)) { tap.named("event").count == 2 }
         XCTAssertEqual(serve.stop().code, 0)
     }
 
@@ -94,7 +94,7 @@ final class ServeEventTests: XCTestCase {
         let tap = try EventTap(serve, self)
         try waitForRing(serve, seconds: 1)
         kill(serve.pid, SIGUSR2)
-        XCTAssertTrue(waitUntil(30) { !tap.named("event").isEmpty }, tap.raw + serve.log)
+        eventually(tap.raw + serve.log, timeout: .seconds(30)) { !tap.named("event").isEmpty }
         let event = try XCTUnwrap(tap.named("event").first)
         let name = try XCTUnwrap(event.data["file"] as? String)
         let path = serve.folder.appendingPathComponent(name).path
@@ -116,7 +116,7 @@ final class ServeEventTests: XCTestCase {
         try waitForRing(serve, seconds: 1)
         // Warm up: one clip written, so the first clip's allocations are in the baseline.
         XCTAssertEqual(try serve.curl("POST", "/event").status, 200)
-        XCTAssertTrue(waitUntil(30) { tap.named("event").count == 1 }, tap.raw)
+        eventually(tap.raw, timeout: .seconds(30)) { tap.named("event").count == 1 }
         let baseline = rss(serve.pid)
         var ringBytes: [Int] = []
         var ringSeconds: [Double] = []
@@ -129,9 +129,9 @@ final class ServeEventTests: XCTestCase {
                 ringSeconds.append(try XCTUnwrap(events["ring_seconds"] as? Double))
             }
         }
-        XCTAssertTrue(waitUntil(30) {
+        eventually("no current event in /status", timeout: .seconds(30)) {
             ((try? serve.curl("GET", "/status").json()["events"] as? [String: Any])??["current"]) is NSNull
-        })
+        }
         let after = rss(serve.pid)
         print("rapid triggers: RSS \(baseline / 1024) MiB before, \(after / 1024) MiB after 120 triggers; "
               + "ring bytes \(ringBytes), seconds \(ringSeconds)")
@@ -157,9 +157,9 @@ final class ServeEventTests: XCTestCase {
         let reply = try serve.curl("POST", "/event?post-seconds=60")
         let name = try XCTUnwrap(try reply.json()["file"] as? String)
         // Fragments of 1 s: wait until some are on disk.
-        XCTAssertTrue(waitUntil(30) {
+        eventually("\((try? hiddenFiles(serve.folder)) ?? [])", timeout: .seconds(30)) {
             (try? hiddenFiles(serve.folder).first.map { fileSize(serve.folder.appendingPathComponent($0)) > 50_000 }) == true
-        }, "\((try? hiddenFiles(serve.folder)) ?? [])")
+        }
         let listed = try serve.curl("GET", "/recordings").text
         XCTAssertFalse(listed.contains("event-"), "a clip being written is not listed: \(listed)")
         _ = serve.stop(SIGKILL)
@@ -187,12 +187,12 @@ final class ServeEventTests: XCTestCase {
             // post-seconds=0: the clip ends at the next frame; the next trigger is a new clip.
             let reply = try serve.curl("POST", "/event?post-seconds=0")
             names.append(try XCTUnwrap(try reply.json()["file"] as? String, reply.text))
-            XCTAssertTrue(waitUntil(10) {
+            eventually("no current event in /status", timeout: .seconds(10)) {
                 ((try? serve.curl("GET", "/status").json()["events"] as? [String: Any])??["current"]) is NSNull
-            })
+            }
         }
         XCTAssertEqual(Set(names).count, 3, "\(names)")
-        XCTAssertTrue(waitUntil(30) { tap.named("event").count == 3 }, tap.raw)
+        eventually(tap.raw, timeout: .seconds(30)) { tap.named("event").count == 3 }
         for name in names {
             let path = serve.folder.appendingPathComponent(name).path
             XCTAssertGreaterThanOrEqual(try XCTUnwrap(try IndependentReaders.ffprobeDuration(path), name), 1 - Self.frame)
@@ -221,11 +221,10 @@ final class ServeEventTests: XCTestCase {
     // MARK: Helpers
 
     private func waitForRing(_ serve: ServeProcess, seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
-        let full = waitUntil(60) {
+        let full = eventually("the ring to hold \(seconds) s: \(serve.log)", timeout: .seconds(60), file: file, line: line) {
             let events = (try? serve.curl("GET", "/status").json())?["events"] as? [String: Any]
             return (events?["ring_seconds"] as? Double ?? 0) >= seconds
         }
-        XCTAssertTrue(full, "the ring never held \(seconds) s: \(serve.log)", file: file, line: line)
         if !full { throw ServeTestError(description: "no pre-record") }
     }
 

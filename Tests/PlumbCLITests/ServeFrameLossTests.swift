@@ -11,12 +11,13 @@ final class ServeFrameLossTests: XCTestCase {
         let status = try serve.curl("GET", "/status").json()
         XCTAssertEqual(status["frames_lost"] as? Int, 0, "\(status)")
 
-        XCTAssertEqual(try serve.curl("POST", "/recording/start").status, 200)
-        Thread.sleep(forTimeInterval: 2)
+        let started = try serve.curl("POST", "/recording/start")
+        XCTAssertEqual(started.status, 200, started.text)
+        serve.waitForRecordedFrames(45, in: try XCTUnwrap(started.json()["file"] as? String, started.text))
         let stopped = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let name = try XCTUnwrap((try stopped.json()["files"] as? [String])?.first, stopped.text)
-        XCTAssertTrue(waitUntil(20) { serve.log.contains("recorded \(name):") }, serve.log)
+        eventually(serve.log, timeout: .seconds(20)) { serve.log.contains("recorded \(name):") }
         XCTAssertFalse(serve.log.contains("warning: lost"), serve.log)
         XCTAssertEqual(try serve.curl("GET", "/status").json()["frames_lost"] as? Int, 0)
     }

@@ -245,7 +245,7 @@ private struct FileStarts {
         while Date() < deadline {
             update(serve.log)
             if done(self) { return true }
-            usleep(10_000)
+            usleep(10_000)  // the log's pace: starts are timed to 10 ms (also for a random wait)
         }
         return false
     }

@@ -48,9 +48,10 @@ final class ServePageBrowserTests: XCTestCase {
                                                                   serve.http + "/", screenshot.path, rotateSignal.path])
         addTeardownBlock { if browser.isRunning { kill(browser.processIdentifier, SIGKILL) } }
         // The script asks for the turn once the first checks are done.
-        if waitUntil(120, { FileManager.default.fileExists(atPath: rotateSignal.path) || !browser.isRunning }) {
-            serve.feed("100 -9.81 0 0")  // 90° clockwise
+        eventually("the page's signal to rotate, or the browser's exit", timeout: .seconds(120)) {
+            FileManager.default.fileExists(atPath: rotateSignal.path) || !browser.isRunning
         }
+        serve.feed("100 -9.81 0 0")  // 90° clockwise
         let result = PlumbProcess.finish(browser, out, err, timeout: 120)
         XCTAssertEqual(result.code, 0, result.stderr)
         let line = try XCTUnwrap(result.stdout.split(separator: "\n").last, result.stderr)

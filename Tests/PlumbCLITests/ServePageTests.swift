@@ -91,8 +91,9 @@ final class ServePageTests: XCTestCase {
     /// (ffprobe reads it), made on the first request and then served from the cache.
     func testAThumbnailIsMadeOnceFromTheFirstKeyframe() throws {
         let serve = try ServeProcess(self, ["camera": ["size": "640x480"]])
-        XCTAssertEqual(try serve.curl("POST", "/recording/start").status, 200)
-        Thread.sleep(forTimeInterval: 2)
+        let started = try serve.curl("POST", "/recording/start")
+        XCTAssertEqual(started.status, 200, started.text)
+        serve.waitForRecordedFrames(1, in: try XCTUnwrap(started.json()["file"] as? String, started.text))
         let name = try XCTUnwrap(try serve.curl("POST", "/recording/stop").json()["file"] as? String)
         let first = serve.dir.appendingPathComponent("thumb1.jpg"), second = serve.dir.appendingPathComponent("thumb2.jpg")
         let made = try serve.curl("GET", "/recordings/\(name)/thumbnail", output: first)

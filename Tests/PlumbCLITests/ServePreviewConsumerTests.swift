@@ -33,28 +33,27 @@ final class ServePreviewConsumerTests: XCTestCase {
         let rtspPort = try XCTUnwrap(URL(string: serve.rtsp)?.port)
         func clients() -> Int { ((try? serve.curl("GET", "/status").json())?["rtsp_clients"] as? Int) ?? -1 }
         let healthy = try RTSPClient(serve.rtsp, frames: 240)  // 8 s
-        XCTAssertTrue(waitUntil(20) { clients() == 1 })
+        eventually("clients() == 1", timeout: .seconds(20)) { clients() == 1 }
         let started = Date()
         let stalled = try StalledRTSPClient(serve.rtsp)
         XCTAssertEqual(clients(), 2)
         let line = "dropped RTSP consumer 127.0.0.1:\(stalled.localPort)"
         var largestQueue = 0
-        let dropped = waitUntil(2 + 8) {
+        eventually("the drop of the stalled consumer: \(serve.log)", timeout: .seconds(2 + 8)) {
             let queue = KernelTCPConnection.find(localPort: rtspPort, remotePort: stalled.localPort)?.sendQueue ?? 0
             largestQueue = max(largestQueue, queue)
             return serve.log.contains(line)
         }
         let seconds = Date().timeIntervalSince(started)
-        XCTAssertTrue(dropped, "not dropped after \(seconds) s: \(serve.log)")
         XCTAssertGreaterThanOrEqual(seconds, 2, "dropped before its data had waited 2 s")
         print("plumb serve dropped the stalled consumer \(String(format: "%.1f", seconds)) s after PLAY, holding at most "
               + "\(largestQueue) bytes for it")
-        XCTAssertTrue(waitUntil(5) { clients() == 1 }, "rtsp_clients: \(clients())")
+        eventually("rtsp_clients: \(clients())", timeout: .seconds(5)) { clients() == 1 }
         XCTAssertGreaterThan(largestQueue, 0, "the stalled connection's queue was never seen")
         XCTAssertLessThan(largestQueue, 1 << 20)
-        XCTAssertTrue(waitUntil(5) {
+        eventually("the daemon still holds data for the dropped consumer", timeout: .seconds(5)) {
             (KernelTCPConnection.find(localPort: rtspPort, remotePort: stalled.localPort)?.sendQueue ?? 0) == 0
-        }, "the daemon still holds data for the dropped consumer")
+        }
         XCTAssertTrue(stalled.waitForServerClose(timeout: 5))
         let r = healthy.finish(timeout: 30)
         XCTAssertTrue(RTSPClient.gotEveryFrame(r), "the healthy consumer did not get its 240 frames: \(r.stderr)")

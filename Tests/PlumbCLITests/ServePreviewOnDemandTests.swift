@@ -36,7 +36,7 @@ final class ServePreviewOnDemandTests: XCTestCase {
         let serve = try ServeProcess(self, environment: Self.gstLog)
         XCTAssertEqual(try serve.curl("POST", "/recording/start").status, 200)
         // Nobody watches: no preview encoder, by /status and by x264.
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)  // the thing tested: no encoder over this time
         XCTAssertEqual(encoderState(serve), "idle")
         XCTAssertEqual(encoderLifecycle(serve).opened, 0, "the preview encoder was opened with nobody watching")
         XCTAssertTrue(serve.log.contains("<encoder> using cpu capabilities"), "the recording's x264 is not in the log")
@@ -49,7 +49,7 @@ final class ServePreviewOnDemandTests: XCTestCase {
 
         // A consumer joining decodes every frame with no warning, the encoder running meanwhile.
         let viewer = try FFmpegViewer(serve.rtsp, transport: "tcp", seconds: 6)
-        XCTAssertTrue(waitUntil(15) { self.encoderState(serve) == "running" }, serve.log)
+        eventually(serve.log, timeout: .seconds(15)) { self.encoderState(serve) == "running" }
         let warm = try firstFrame(serve.rtsp)
         XCTAssertEqual(warm.code, 0, warm.stderr)
         let watched = viewer.finish(timeout: 40)
@@ -60,15 +60,15 @@ final class ServePreviewOnDemandTests: XCTestCase {
                      cold.seconds, warm.seconds))
 
         // Gone: idle after the 5 s linger, the encoder closed (x264's statistics say so).
-        XCTAssertTrue(waitUntil(30) { self.encoderState(serve) == "idle" }, serve.log)
+        eventually(serve.log, timeout: .seconds(30)) { self.encoderState(serve) == "idle" }
         let lingered = Date().timeIntervalSince(left)
         XCTAssertGreaterThan(lingered, 4, "stopped \(lingered) s after the last consumer left, before the 5 s linger")
-        XCTAssertTrue(waitUntil(10) { self.encoderLifecycle(serve).closed >= 1 }, serve.log)
+        eventually(serve.log, timeout: .seconds(10)) { self.encoderLifecycle(serve).closed >= 1 }
         let lifecycle = encoderLifecycle(serve)
         XCTAssertEqual(lifecycle.opened, lifecycle.closed, "\(lifecycle)")
         XCTAssertTrue(serve.log.contains("preview encoder: idle (no consumer for 5"), serve.log)
         // And stays closed.
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)  // the thing tested: it stays closed
         XCTAssertEqual(encoderLifecycle(serve).opened, lifecycle.opened)
         XCTAssertEqual(encoderState(serve), "idle")
 
@@ -92,8 +92,8 @@ final class ServePreviewOnDemandTests: XCTestCase {
     func testOnDemandFalseKeepsTheEncoderRunning() throws {
         let serve = try ServeProcess(self, ["preview": ["on-demand": "false"]], environment: Self.gstLog)
         XCTAssertEqual(encoderState(serve), "running")
-        XCTAssertTrue(waitUntil(10) { self.encoderLifecycle(serve).opened == 1 }, serve.log)
-        Thread.sleep(forTimeInterval: 6)
+        eventually(serve.log, timeout: .seconds(10)) { self.encoderLifecycle(serve).opened == 1 }
+        Thread.sleep(forTimeInterval: 6)  // the thing tested: not closed past the linger time
         XCTAssertEqual(encoderState(serve), "running")
         XCTAssertEqual(encoderLifecycle(serve).closed, 0)
         let (code, log) = serve.stop()

@@ -53,18 +53,16 @@ final class ServePublishTests: XCTestCase {
         let serve = try ServeProcess(self, ["publish": ["url": url]])
         let events = try EventTap(serve, self)
 
-        XCTAssertTrue(waitUntil(30) { (first?.decodedFrames ?? 0) >= 30 },
-                      "the RECORD server decoded \(first?.decodedFrames ?? 0) frames: \(serve.log)")
+        eventually("the RECORD server decoded \(first?.decodedFrames ?? 0) frames: \(serve.log)", timeout: .seconds(30)) { (first?.decodedFrames ?? 0) >= 30 }
         XCTAssertTrue(serve.log.contains("publishing to \(url)"), serve.log)
         XCTAssertEqual(try serve.curl("GET", "/status").json()["publish"] as? String, "connected")
 
         // The server goes away: the publisher says so and waits; capture goes on.
         first?.stop()
         first = nil
-        XCTAssertTrue(waitUntil(30) { events.named("error").contains { ($0.data["message"] as? String ?? "").contains("publishing") } },
-                      events.raw)
+        eventually(events.raw, timeout: .seconds(30)) { events.named("error").contains { ($0.data["message"] as? String ?? "").contains("publishing") } }
         // The rate is measured over the last seconds: wait for a measurement.
-        XCTAssertTrue(waitUntil(10) { ((try? serve.curl("GET", "/status").json())?["fps"] as? Double) != nil })
+        eventually("an fps in /status", timeout: .seconds(10)) { ((try? serve.curl("GET", "/status").json())?["fps"] as? Double) != nil }
         let status = try serve.curl("GET", "/status").json()
         XCTAssertTrue((status["publish"] as? String ?? "").hasPrefix("waiting") || (status["publish"] as? String ?? "").hasPrefix("connecting"),
                       "\(status)")
@@ -73,9 +71,8 @@ final class ServePublishTests: XCTestCase {
         // It comes back on the same port: the publisher reconnects by itself.
         let second = try RecordServer(port: port)
         defer { second.stop() }
-        XCTAssertTrue(waitUntil(60) { second.decodedFrames >= 30 },
-                      "the restarted server decoded \(second.decodedFrames) frames: \(serve.log)")
-        XCTAssertTrue(waitUntil(10) { (try? serve.curl("GET", "/status").json()["publish"] as? String) == "connected" })
+        eventually("the restarted server decoded \(second.decodedFrames) frames: \(serve.log)", timeout: .seconds(60)) { second.decodedFrames >= 30 }
+        eventually("/status to say publish connected", timeout: .seconds(10)) { (try? serve.curl("GET", "/status").json()["publish"] as? String) == "connected" }
 
         // The local preview served throughout.
         let viewer = try RTSPClient(serve.rtsp, frames: 30)

@@ -76,7 +76,7 @@ final class ServeRetentionTests: XCTestCase {
         ]])
         let events = try EventTap(serve, self)
         // About 70 KB a segment: 300 KB is reached after four or five.
-        XCTAssertTrue(waitUntil(120) { events.named("deleted").count >= 4 }, serve.log)
+        eventually(serve.log, timeout: .seconds(120)) { events.named("deleted").count >= 4 }
 
         let all = events.events
         let deleted = all.filter { $0.name == "deleted" }
@@ -109,10 +109,10 @@ final class ServeRetentionTests: XCTestCase {
         for name in names { XCTAssertFalse(exists(disk.appendingPathComponent(name)), name) }
 
         // /status counts them (the recording goes on deleting: compare at a quiet moment).
-        XCTAssertTrue(waitUntil(30) {
+        eventually("\((try? retention(serve)) ?? [:]) vs \(events.named("deleted").count) deleted events", timeout: .seconds(30)) {
             let r = try? retention(serve)
             return r?["deleted"] as? Int == events.named("deleted").count
-        }, "\((try? retention(serve)) ?? [:]) vs \(events.named("deleted").count) deleted events")
+        }
         let r = try retention(serve)
         XCTAssertEqual(r["max_bytes"] as? Int, 300 * 1024)
         XCTAssertEqual(r["kinds"] as? [String], ["segment", "clip"])
@@ -146,7 +146,7 @@ final class ServeRetentionTests: XCTestCase {
         let serve = try ServeProcess(self, ["recording": [
             "folder": disk.path, "continuous": "true", "segment-seconds": "3", "max-bytes": "10K", "min-free-bytes": "0",
         ]])
-        XCTAssertTrue(waitUntil(60) { serve.log.components(separatedBy: "retention: deleted ").count > 3 }, serve.log)
+        eventually(serve.log, timeout: .seconds(60)) { serve.log.components(separatedBy: "retention: deleted ").count > 3 }
         let status = try serve.curl("GET", "/status").json()
         let current = try XCTUnwrap((status["recording"] as? [String: Any])?["file"] as? String, "\(status)")
         let file = disk.appendingPathComponent(current)
@@ -154,7 +154,7 @@ final class ServeRetentionTests: XCTestCase {
         var info = stat()
         XCTAssertEqual(lstat(file.path, &info), 0)
         let first = info.st_size
-        XCTAssertTrue(waitUntil(10) { lstat(file.path, &info) == 0 && info.st_size > first }, "it is still written")
+        eventually("it is still written", timeout: .seconds(10)) { lstat(file.path, &info) == 0 && info.st_size > first }
         let log = serve.log
         for line in log.components(separatedBy: "\n") {
             guard let r = line.range(of: "retention: deleted ") else { continue }
@@ -193,7 +193,7 @@ final class ServeRetentionTests: XCTestCase {
         // A recording that ages past max-age while serving goes with the next pass.
         let later = disk.appendingPathComponent("2026-01-03T00-00-00Z.mp4")
         try seedRecording(later, mtime: threeDaysAgo)
-        XCTAssertTrue(waitUntil(30) { !events.named("deleted").isEmpty }, serve.log)
+        eventually(serve.log, timeout: .seconds(30)) { !events.named("deleted").isEmpty }
         let event = try XCTUnwrap(events.named("deleted").first)
         XCTAssertEqual(event.data["file"] as? String, later.lastPathComponent)
         XCTAssertEqual(event.data["reason"] as? String, "max-age")
@@ -230,7 +230,7 @@ final class ServeRetentionTests: XCTestCase {
         let started = Date()
 
         // About 35 KB/s into some 400 KB: full in well under a minute.
-        XCTAssertTrue(waitUntil(120) { !events.named("recording-stopped").isEmpty }, serve.log)
+        eventually(serve.log, timeout: .seconds(120)) { !events.named("recording-stopped").isEmpty }
         let stopped = try XCTUnwrap(events.named("recording-stopped").first)
         let cut = try XCTUnwrap(stopped.data["file"] as? String)
         let facts = try XCTUnwrap(stopped.data["facts"] as? [String: Any], "\(stopped.data)")
@@ -244,8 +244,7 @@ final class ServeRetentionTests: XCTestCase {
         XCTAssertEqual(probe.frames, facts["frames"] as? Int)
 
         // Retention ran: the still went to make room.
-        XCTAssertTrue(waitUntil(15) { events.named("deleted").contains { $0.data["file"] as? String == still.lastPathComponent } },
-                      "\(events.raw)\n\(serve.log)")
+        eventually("\(events.raw)\n\(serve.log)", timeout: .seconds(15)) { events.named("deleted").contains { $0.data["file"] as? String == still.lastPathComponent } }
         XCTAssertEqual(events.named("deleted").first?.data["reason"] as? String, "min-free-bytes")
         XCTAssertFalse(exists(still))
 
@@ -283,7 +282,7 @@ final class ServeRetentionTests: XCTestCase {
         func resumedFile() -> String? {
             events.named("recording-started").compactMap { $0.data["file"] as? String }.first { $0 != cut }
         }
-        XCTAssertTrue(waitUntil(30) { resumedFile() != nil }, serve.log)
+        eventually(serve.log, timeout: .seconds(30)) { resumedFile() != nil }
         let resumed = try XCTUnwrap(resumedFile())
         XCTAssertTrue(serve.log.contains("recording resumed in \(resumed): there is room again"), serve.log)
         XCTAssertTrue(exists(disk.appendingPathComponent(cut)), "the cut file is kept (segments are not in retention-kinds)")
@@ -316,7 +315,7 @@ final class ServeRetentionTests: XCTestCase {
         try FileManager.default.removeItem(at: filler)
         let ok = try serve.curl("POST", "/recording/start")
         XCTAssertEqual(ok.status, 200, ok.text)
-        XCTAssertTrue(waitUntil(20) { (try? serve.curl("GET", "/recordings").text.contains(".mp4")) == true })
+        eventually("a recording listed", timeout: .seconds(20)) { (try? serve.curl("GET", "/recordings").text.contains(".mp4")) == true }
         XCTAssertEqual(try serve.curl("POST", "/recording/stop").status, 200)
         let (code, log) = serve.stop(SIGTERM)
         XCTAssertEqual(code, 0, log)
@@ -351,10 +350,10 @@ final class ServeRetentionTests: XCTestCase {
         try FileManager.default.removeItem(at: filler)
         var reply = try serve.curl("POST", "/event?post-seconds=60")
         // The event ring needs a keyframe first: 503 until then.
-        XCTAssertTrue(waitUntil(30) {
+        eventually("POST /event to be accepted (still \(reply.status))", timeout: .seconds(30)) {
             if reply.status == 503 { reply = (try? serve.curl("POST", "/event?post-seconds=60")) ?? reply }
             return reply.status != 503
-        })
+        }
         XCTAssertEqual(reply.status, 200, reply.text)
         let name = try XCTUnwrap(try reply.json()["file"] as? String, reply.text)
         XCTAssertTrue(serve.waitForLog("error: event clip \(name): ", timeout: 90), serve.log)
@@ -381,7 +380,7 @@ final class ServeRetentionTests: XCTestCase {
 
         try FileManager.default.removeItem(at: filler)
         XCTAssertTrue(serve.waitForLog("recording resumed in "), serve.log)
-        XCTAssertTrue(waitUntil(20) { (try? serve.curl("GET", "/recordings").text.contains(".mp4")) == true }, serve.log)
+        eventually(serve.log, timeout: .seconds(20)) { (try? serve.curl("GET", "/recordings").text.contains(".mp4")) == true }
         let (code, log) = serve.stop(SIGTERM)
         XCTAssertEqual(code, 0, log)
         let files = mp4s(disk)
@@ -406,8 +405,7 @@ final class ServeRetentionTests: XCTestCase {
         let probe = try probeFile(body)
         XCTAssertGreaterThan(probe.duration, 1, "\(probe)")
         XCTAssertEqual(probe.frames, facts["frames"] as? Int, "the facts count the frames the file holds")
-        XCTAssertTrue(waitUntil(10) { ((try? FileManager.default.contentsOfDirectory(atPath: disk.path)) ?? []).isEmpty },
-                      "the clip's file is gone once answered")
+        eventually("the clip's file is gone once answered", timeout: .seconds(10)) { ((try? FileManager.default.contentsOfDirectory(atPath: disk.path)) ?? []).isEmpty }
         // The API and the camera run on.
         XCTAssertEqual(try serve.curl("POST", "/photo").status, 200)
         let (code, log) = serve.stop(SIGTERM)

@@ -19,7 +19,7 @@ final class ServeRotationTests: XCTestCase {
 
         // Turned 90° clockwise.
         serve.feed("100 -9.81 0 0")
-        XCTAssertTrue(waitUntil(15) { !events.named("orientation").isEmpty }, events.raw)
+        eventually(events.raw, timeout: .seconds(15)) { !events.named("orientation").isEmpty }
         XCTAssertEqual(events.named("orientation").first?.data["angle"] as? Int, 90)
         XCTAssertEqual(try serve.curl("GET", "/status").json()["orientation"] as? Int, 90)
 
@@ -44,14 +44,15 @@ final class ServeRotationTests: XCTestCase {
 
         // Upside down: the next event, in order.
         serve.feed("200 0 -9.81 0")
-        XCTAssertTrue(waitUntil(15) { events.named("orientation").count >= 2 }, events.raw)
+        eventually(events.raw, timeout: .seconds(15)) { events.named("orientation").count >= 2 }
         XCTAssertEqual(events.named("orientation").compactMap { $0.data["angle"] as? Int }, [90, 180])
         XCTAssertEqual(try serve.curl("GET", "/status").json()["orientation"] as? Int, 180)
 
         // The recording went on in a new file at each turn: three files, each with its angle
         // in the track matrix (exiftool), each finalized, announced in order on /events.
-        XCTAssertTrue(waitUntil(15) { events.named("recording-started").count >= 2 }, events.raw)
-        Thread.sleep(forTimeInterval: 1)
+        eventually(events.raw, timeout: .seconds(15)) { events.named("recording-started").count >= 2 }
+        let third = try XCTUnwrap(events.named("recording-started").last?.data["file"] as? String, events.raw)
+        serve.waitForRecordedFrames(1, in: third)
         let stopped = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)
@@ -64,7 +65,7 @@ final class ServeRotationTests: XCTestCase {
             angles.append(try runTool("exiftool", ["-n", "-s3", "-Rotation", url.path]).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         XCTAssertEqual(angles, ["0", "90", "180"])
-        XCTAssertTrue(waitUntil(10) { events.named("recording-stopped").count >= 3 }, events.raw)
+        eventually(events.raw, timeout: .seconds(10)) { events.named("recording-stopped").count >= 3 }
         XCTAssertEqual(events.named("recording-stopped").compactMap { $0.data["file"] as? String }, files)
         XCTAssertEqual(Array(events.named("recording-started").compactMap { $0.data["file"] as? String }), Array(files.dropFirst()),
                        "the first file started before /events was read; the others are announced as they start")

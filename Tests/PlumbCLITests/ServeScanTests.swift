@@ -24,10 +24,10 @@ final class ServeScanTests: XCTestCase {
             "scan": ["enabled": "true", "types": "qr", "photo": "true", "rate": "10"],
         ])
         let tap = try EventTap(serve, self)
-        XCTAssertTrue(waitUntil(10) { tap.raw.contains("retry:") }, "the event stream did not open: \(tap.raw)")
+        eventually("the event stream did not open: \(tap.raw)", timeout: .seconds(10)) { tap.raw.contains("retry:") }
         let switched = try serve.curl("POST", "/camera?device=image:\(picture.path)")
         XCTAssertEqual(switched.status, 200, switched.text)
-        XCTAssertTrue(waitUntil(60) { !tap.named("barcode").isEmpty }, tap.raw)
+        eventually(tap.raw, timeout: .seconds(60)) { !tap.named("barcode").isEmpty }
         let event = try XCTUnwrap(tap.named("barcode").first).data
         XCTAssertEqual(event["symbology"] as? String, "qr")
         XCTAssertEqual(event["text"] as? String, "visitor-pass-31")
@@ -42,7 +42,7 @@ final class ServeScanTests: XCTestCase {
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "mjpeg,640,480", probe.stderr)
 
         // The code stays in view: still one detection a while later.
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)  // the thing tested: no second detection over this time
         XCTAssertEqual(tap.named("barcode").count, 1, tap.raw)
         let scans = try serve.curl("GET", "/scans")
         XCTAssertEqual(scans.status, 200, scans.text)
@@ -62,7 +62,7 @@ final class ServeScanTests: XCTestCase {
     func testScanningIsOffUnlessAsked() throws {
         let picture = try codePicture("nobody-reads-this")
         let serve = try ServeProcess(self, ["camera": ["device": "image:" + picture.path, "size": "640x480"]])
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)  // the thing tested: nothing scanned over this time
         let reply = try serve.curl("GET", "/scans").json()
         XCTAssertEqual(reply["enabled"] as? Bool, false)
         XCTAssertEqual((reply["scans"] as? [Any])?.count, 0)

@@ -15,7 +15,7 @@ final class ServeSystemdTests: XCTestCase {
             "WATCHDOG_USEC": "1000000",  // a ping every 0.5 s while frames flow
         ])
         // READY once serving: the control API answers by then (ServeProcess read its address from the log).
-        XCTAssertTrue(waitUntil(30) { !notify.with("READY=1").isEmpty }, "\(notify.messages.map(\.text))\n\(serve.log)")
+        eventually("\(notify.messages.map(\.text))\n\(serve.log)", timeout: .seconds(30)) { !notify.with("READY=1").isEmpty }
         let ready = try XCTUnwrap(notify.with("READY=1").first)
         XCTAssertTrue(ready.lines.contains { $0.hasPrefix("STATUS=camera running; not recording; 0 RTSP clients") },
                       ready.text)
@@ -24,17 +24,17 @@ final class ServeSystemdTests: XCTestCase {
                       serve.log)
 
         // Pings keep coming while the test pattern flows.
-        XCTAssertTrue(waitUntil(30) { notify.with("WATCHDOG=1").count >= 4 }, "\(notify.messages.map(\.text))")
+        eventually("\(notify.messages.map(\.text))", timeout: .seconds(30)) { notify.with("WATCHDOG=1").count >= 4 }
 
         // A recording and an RTSP client change the status line.
         let started = try serve.curl("POST", "/recording/start")
         XCTAssertEqual(started.status, 200, started.text)
         let file = try XCTUnwrap(try started.json()["file"] as? String)
-        XCTAssertTrue(waitUntil(20) { notify.statuses.contains { $0.contains("recording \(file)") } }, "\(notify.statuses)")
+        eventually("\(notify.statuses)", timeout: .seconds(20)) { notify.statuses.contains { $0.contains("recording \(file)") } }
         let client = try RTSPClient(serve.rtsp, frames: 200)
-        XCTAssertTrue(waitUntil(30) { notify.statuses.contains { $0.hasSuffix("; 1 RTSP client") } }, "\(notify.statuses)")
+        eventually("\(notify.statuses)", timeout: .seconds(30)) { notify.statuses.contains { $0.hasSuffix("; 1 RTSP client") } }
         _ = client.finish(timeout: 60)
-        XCTAssertTrue(waitUntil(30) { notify.statuses.last?.hasSuffix("; 0 RTSP clients") == true }, "\(notify.statuses)")
+        eventually("\(notify.statuses)", timeout: .seconds(30)) { notify.statuses.last?.hasSuffix("; 0 RTSP clients") == true }
         XCTAssertEqual(notify.with("STOPPING=1").count, 0)
 
         let (code, log) = serve.stop()

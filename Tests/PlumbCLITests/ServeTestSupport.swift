@@ -89,7 +89,8 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
     var pid: Int32 { process.processIdentifier }
 
     private func waitForReady(file: StaticString, line: UInt) throws {
-        guard waitUntil(60, { log.contains("plumb serve: ready") || !process.isRunning }), process.isRunning else {
+        guard eventually("plumb serve to get ready or exit", timeout: .seconds(60), file: file, line: line,
+                         { log.contains("plumb serve: ready") || !process.isRunning }), process.isRunning else {
             XCTFail("plumb serve did not get ready: \(log)", file: file, line: line)
             throw ServeTestError(description: "plumb serve did not start")
         }
@@ -102,15 +103,25 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
         return text[range.upperBound...].prefix { !$0.isWhitespace }.description
     }
 
-    /// Waits for a log line containing `text`.
-    func waitForLog(_ text: String, timeout: TimeInterval = 30) -> Bool {
-        waitUntil(timeout) { log.contains(text) }
+    /// Waits for a log line containing `text`; the test fails when none comes in time.
+    @discardableResult
+    func waitForLog(_ text: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        eventually("a log line with \"\(text)\"", timeout: .seconds(timeout), file: file, line: line) { log.contains(text) }
+    }
+
+    /// Waits until the recording `name` in the folder holds `frames` frames, by ffprobe
+    /// (the daemon writes fragmented MP4: readable while it grows, a fragment at a time).
+    func waitForRecordedFrames(_ frames: Int, in name: String, file: StaticString = #filePath, line: UInt = #line) {
+        let path = folder.appendingPathComponent(name).path
+        eventually("\(frames) frames in \(name): \(log)", timeout: .seconds(60), every: .milliseconds(200), file: file, line: line) {
+            ((try? IndependentReaders.ffprobeFrameCount(path)) ?? 0) >= frames
+        }
     }
 
     /// Sends `signal` and waits for the exit; the exit status and the whole log.
     func stop(_ signal: Int32 = SIGTERM, timeout: TimeInterval = 60) -> (code: Int32, log: String) {
         kill(pid, signal)
-        _ = waitUntil(timeout) { !process.isRunning }
+        eventually("plumb serve to exit after signal \(signal)", timeout: .seconds(timeout)) { !process.isRunning }
         if process.isRunning {
             kill(pid, SIGKILL)
             process.waitUntilExit()
@@ -122,7 +133,7 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
 
     /// Waits for an exit that comes by itself (a bad config).
     func exit(timeout: TimeInterval = 30) -> (code: Int32, log: String) {
-        _ = waitUntil(timeout) { !process.isRunning }
+        eventually("plumb serve to exit by itself", timeout: .seconds(timeout)) { !process.isRunning }
         if process.isRunning { return stop(SIGKILL) }
         process.waitUntilExit()
         return (process.terminationStatus, log)
@@ -220,7 +231,7 @@ final class EventTap: @unchecked Sendable {  // driven by one test thread
             process.waitUntilExit()
         }
         // The stream's first bytes (a retry hint) say the client is subscribed.
-        _ = waitUntil(10) { self.raw.contains("retry:") }
+        eventually("the event stream's retry hint", timeout: .seconds(10)) { self.raw.contains("retry:") }
     }
 
     var raw: String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
@@ -273,16 +284,6 @@ final class RTSPClient: @unchecked Sendable {  // driven by one test thread
     func finish(timeout: TimeInterval) -> ProcessResult {
         PlumbProcess.finish(process, out, err, timeout: timeout)
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes (a guard against hangs only).
-func waitUntil(_ timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() >= deadline { return false }
-        usleep(50_000)
-    }
-    return true
 }
 
 /// ffprobe: frames decoded and the duration of a file.

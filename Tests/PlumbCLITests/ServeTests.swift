@@ -34,8 +34,7 @@ final class ServeTests: XCTestCase {
         // CPU of the daemon recording with no consumer, then with eight.
         let quiet = measureCPU(serve, seconds: 3)
         let consumers = try (0..<8).map { _ in try RTSPClient(serve.rtsp, frames: 600) }  // 20 s each
-        XCTAssertTrue(waitUntil(30) { ((try? serve.curl("GET", "/status").json()["rtsp_clients"]) as? Int ?? 0) >= 8 },
-                      "the eight consumers did not all connect")
+        eventually("the eight consumers did not all connect", timeout: .seconds(30)) { ((try? serve.curl("GET", "/status").json()["rtsp_clients"]) as? Int ?? 0) >= 8 }
         let busy = measureCPU(serve, seconds: 3)
         print("plumb serve CPU: \(percent(quiet)) recording alone, \(percent(busy)) with 8 RTSP consumers: "
               + "\(percent((busy - quiet) / 8)) per extra consumer")
@@ -69,7 +68,7 @@ final class ServeTests: XCTestCase {
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)
         XCTAssertGreaterThanOrEqual(files.count, 4, "30 s in 8 s segments: \(files)")
-        XCTAssertTrue(waitUntil(20) { events.named("recording-stopped").count >= files.count }, events.raw)
+        eventually(events.raw, timeout: .seconds(20)) { events.named("recording-stopped").count >= files.count }
         try checkSegments(files, events: events, folder: serve.folder)
         let again = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(again.status, 409, again.text)
@@ -79,8 +78,7 @@ final class ServeTests: XCTestCase {
         let start = try serve.curl("POST", "/recording/start")
         XCTAssertEqual(start.status, 200, start.text)
         let last = serve.folder.appendingPathComponent(try XCTUnwrap(start.json()["file"] as? String))
-        XCTAssertTrue(waitUntil(10) { serve.log.components(separatedBy: "recording to ").count > files.count + 1 })
-        Thread.sleep(forTimeInterval: 2)
+        serve.waitForRecordedFrames(31, in: last.lastPathComponent)
         let (code, log) = serve.stop(SIGTERM)
         XCTAssertEqual(code, 0, log)
         XCTAssertTrue(log.contains("SIGTERM: finalizing every file"), log)
@@ -153,7 +151,7 @@ final class ServeTests: XCTestCase {
         XCTAssertTrue(twice.error.contains("already recording"), twice.error)
 
         // GET /recordings and GET /recordings/NAME: a finished segment, byte for byte.
-        XCTAssertTrue(waitUntil(20) { self.listing(serve).filter { $0.hasSuffix(".mp4") }.count >= 2 })
+        eventually("two recordings listed", timeout: .seconds(20)) { self.listing(serve).filter { $0.hasSuffix(".mp4") }.count >= 2 }
         let names = listing(serve)
         XCTAssertTrue(names.contains(current), "\(names)")
         let finished = try XCTUnwrap(names.first { $0.hasSuffix(".mp4") })
@@ -230,7 +228,7 @@ final class ServeTests: XCTestCase {
 
     private func measureCPU(_ serve: ServeProcess, seconds: Double) -> Double {
         let before = serve.cpuSeconds, start = Date()
-        Thread.sleep(forTimeInterval: seconds)
+        Thread.sleep(forTimeInterval: seconds)  // the thing tested: CPU over this time
         return (serve.cpuSeconds - before) / Date().timeIntervalSince(start)
     }
 

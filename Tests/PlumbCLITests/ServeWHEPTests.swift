@@ -58,7 +58,7 @@ final class ServeWHEPTests: XCTestCase {
         let probe = try XCTUnwrap(try Probe.read(serve.folder.appendingPathComponent(name)))
         XCTAssertGreaterThan(probe.duration, 20)
         XCTAssertEqual(Double(probe.frames), probe.duration * ServeProcess.fps, accuracy: 1.5, "\(probe)")
-        XCTAssertTrue(waitUntil(10) { (try? self.webrtcStatus(serve)["viewers"] as? Int) == 0 })
+        eventually("no viewers left", timeout: .seconds(10)) { (try? self.webrtcStatus(serve)["viewers"] as? Int) == 0 }
         let status = try webrtcStatus(serve)
         XCTAssertEqual(status["dropped"] as? Int, 0, "every viewer ended by its DELETE")
     }
@@ -77,9 +77,8 @@ final class ServeWHEPTests: XCTestCase {
         }
         // Settled: two samples 2 s apart agree (threads of an idle pool end on their own).
         func settled(_ what: String, atMost limit: Int? = nil) -> Int {
-            var last = count(what)
-            _ = waitUntil(30) {
-                Thread.sleep(forTimeInterval: 2)
+            var last: Int?
+            eventually("/proc/\(pid)/\(what) to settle (\(count(what)))", timeout: .seconds(30), every: .seconds(2)) {
                 let now = count(what)
                 defer { last = now }
                 return now == last || (limit.map { now <= $0 } ?? false)
@@ -87,7 +86,7 @@ final class ServeWHEPTests: XCTestCase {
             return count(what)
         }
         for r in try viewers(serve, count: 3, seconds: 3) { XCTAssertEqual(r.deleted, 204, "\(r)") }
-        XCTAssertTrue(waitUntil(20) { viewersNow() == 0 })
+        eventually("no viewers left: \(viewersNow())", timeout: .seconds(20)) { viewersNow() == 0 }
         let fds = settled("fd"), threads = settled("task")
         // While viewers watch, the descriptors must be seen to grow: the count is the daemon's.
         let peakFds = Counter(), peakThreads = Counter(), sampling = Counter()
@@ -96,7 +95,7 @@ final class ServeWHEPTests: XCTestCase {
             while sampling.value == 1 {
                 peakFds.raise(to: count("fd"))
                 peakThreads.raise(to: count("task"))
-                Thread.sleep(forTimeInterval: 0.1)
+                Thread.sleep(forTimeInterval: 0.1)  // sampling the peak at 10 Hz while viewers come and go
             }
         }
         defer { sampling.set(0) }
@@ -107,7 +106,7 @@ final class ServeWHEPTests: XCTestCase {
                 XCTAssertGreaterThan(r.frames, 0, "round \(round): \(r)")
                 XCTAssertEqual(r.deleted, 204, "round \(round): \(r)")
             }
-            XCTAssertTrue(waitUntil(20) { viewersNow() == 0 }, "round \(round): viewers \(viewersNow())")
+            eventually("round \(round): viewers \(viewersNow())", timeout: .seconds(20)) { viewersNow() == 0 }
         }
         sampling.set(0)
         let peak = (fds: peakFds.value, threads: peakThreads.value)
@@ -128,7 +127,7 @@ final class ServeWHEPTests: XCTestCase {
         XCTAssertEqual(results.map(\.status), [201, 201])
         XCTAssertTrue(results.allSatisfy { $0.frames > 0 }, "\(results)")
         XCTAssertEqual(try webrtcStatus(serve)["viewers"] as? Int, 2, "still open right after the viewers went")
-        XCTAssertTrue(waitUntil(40) { (try? self.webrtcStatus(serve)["viewers"] as? Int) == 0 }, serve.log)
+        eventually("the silent viewers to be let go: \(serve.log)", timeout: .seconds(40)) { (try? self.webrtcStatus(serve)["viewers"] as? Int) == 0 }
         XCTAssertEqual(try webrtcStatus(serve)["dropped"] as? Int, 2)
         XCTAssertTrue(serve.log.contains("let go: nothing came from the viewer any more"), serve.log)
         // The camera and the other consumers did not notice.

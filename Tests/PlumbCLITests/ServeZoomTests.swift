@@ -13,7 +13,7 @@ final class ServeZoomTests: XCTestCase {
             let status = try serve.curl("GET", "/status")
             return try XCTUnwrap(try status.json()["zoom"] as? [String: Any], status.text)
         }
-        XCTAssertTrue(waitUntil(30) { (try? zoom()["factor"] as? Double) == 2 }, "\((try? zoom()) ?? [:])")
+        eventually("\((try? zoom()) ?? [:])", timeout: .seconds(30)) { (try? zoom()["factor"] as? Double) == 2 }
         XCTAssertEqual(try zoom()["maximum"] as? Double, 4)
 
         let tooFar = try serve.curl("POST", "/zoom?factor=5")
@@ -26,7 +26,7 @@ final class ServeZoomTests: XCTestCase {
         XCTAssertEqual(ramp.status, 200, ramp.text)
         XCTAssertEqual(try ramp.json()["target"] as? Double, 4)
         XCTAssertEqual(try ramp.json()["rate"] as? Double, 2)
-        XCTAssertTrue(waitUntil(30) { (try? zoom()["factor"] as? Double) == 4 }, "\((try? zoom()) ?? [:])")
+        eventually("\((try? zoom()) ?? [:])", timeout: .seconds(30)) { (try? zoom()["factor"] as? Double) == 4 }
 
         let still = serve.dir.appendingPathComponent("zoomed.jpg")
         let photo = try serve.curl("POST", "/photo", output: still)

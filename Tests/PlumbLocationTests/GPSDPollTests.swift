@@ -51,8 +51,7 @@ final class GPSDPollTests: XCTestCase {
         let gpsd = try server()
         let provider = provider(gpsd.port)
         provider.start()
-        let asked = await waitUntil { gpsd.request.contains("?POLL;\n") }
-        XCTAssertTrue(asked, gpsd.request)
+        await eventually(gpsd.request) { gpsd.request.contains("?POLL;\n") }
         XCTAssertEqual(gpsd.request, #"?WATCH={"enable":true,"json":true};"# + "\n?POLL;\n", "the poll follows the watch")
         // Before the answer, a wait ends at its deadline.
         let early = await provider.waitForGPSD(until: .now + .milliseconds(100))
@@ -93,27 +92,22 @@ final class GPSDPollTests: XCTestCase {
         let gpsd = try server()
         let provider = provider(gpsd.port)
         provider.start()
-        _ = await waitUntil { gpsd.connections == 1 }
+        await eventually("gpsd.connections == 1") { gpsd.connections == 1 }
         gpsd.send(Self.version)
-        let connected = await waitUntil { provider.client?.snapshot.state == .connected }
-        XCTAssertTrue(connected)
+        await eventually("provider.client?.snapshot.state == .connected") { provider.client?.snapshot.state == .connected }
         XCTAssertEqual(provider.reading().whyNone, "gpsd has not answered the poll for its fix yet")
         gpsd.send(Self.pollNone)
-        let polled = await waitUntil { provider.client?.snapshot.polled == true }
-        XCTAssertTrue(polled)
+        await eventually("provider.client?.snapshot.polled == true") { provider.client?.snapshot.polled == true }
         XCTAssertEqual(provider.reading(), LocationProvider.Reading(whyNone: "gpsd has no GPS receiver that reports"))
         // A receiver gpsd has not heard from yet.
         gpsd.send(#"{"class":"POLL","active":1,"tpv":[{"class":"TPV","device":"/dev/pts/4","mode":0}]}"# + "\n")
-        let heard = await waitUntil { provider.client?.snapshot.receivers == 1 }
-        XCTAssertTrue(heard)
+        await eventually("provider.client?.snapshot.receivers == 1") { provider.client?.snapshot.receivers == 1 }
         XCTAssertEqual(provider.reading().whyNone, "gpsd's receiver has not reported a fix yet")
         gpsd.send(Self.pollNoFix)
-        let noFix = await waitUntil { provider.client?.snapshot.fix != nil }
-        XCTAssertTrue(noFix)
+        await eventually("provider.client?.snapshot.fix != nil") { provider.client?.snapshot.fix != nil }
         XCTAssertEqual(provider.reading().whyNone, "gpsd reports no fix: its receiver does not know where it is (mode 1)")
         gpsd.send(#"{"class":"TPV","device":"/dev/pts/4","mode":0}"# + "\n")
-        let unknown = await waitUntil { provider.client?.snapshot.fix?.mode == .unknown }
-        XCTAssertTrue(unknown)
+        await eventually("provider.client?.snapshot.fix?.mode == .unknown") { provider.client?.snapshot.fix?.mode == .unknown }
         XCTAssertEqual(provider.reading().whyNone, "gpsd's receiver has not reported a fix yet (mode 0)")
     }
 

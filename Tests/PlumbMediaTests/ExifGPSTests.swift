@@ -9,7 +9,7 @@ final class ExifGPSTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = try makeTemporaryDirectory(self)
+        dir = try temporaryDirectory(self)
     }
 
     /// A fix as gpsd reports one: south and west, below sea level, moving.

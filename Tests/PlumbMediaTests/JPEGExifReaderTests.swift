@@ -20,7 +20,7 @@ final class JPEGExifReaderTests: XCTestCase {
 
     /// Stills from jifmux with each `image-orientation` tag, read by Plumb and by exiftool.
     func testJifmuxStillsAgreeWithExiftool() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         for orientation in ExifOrientation.allCases {
             let path = dir.appendingPathComponent("still-\(orientation.rawValue).jpg").path
             try IndependentReaders.gstLaunch("videotestsrc num-buffers=1 ! video/x-raw,width=64,height=48 ! jpegenc "
@@ -43,7 +43,7 @@ final class JPEGExifReaderTests: XCTestCase {
 
     /// exiftool rewrites the EXIF of a still in each byte order; Plumb reads both.
     func testBothByteOrdersFromExiftool() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let base = dir.appendingPathComponent("base.jpg").path
         try IndependentReaders.gstLaunch("videotestsrc num-buffers=1 ! video/x-raw,width=64,height=48 ! jpegenc "
             + "! jifmux ! filesink location=\(base)")

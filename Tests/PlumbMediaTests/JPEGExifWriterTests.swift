@@ -10,7 +10,7 @@ final class JPEGExifWriterTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = try makeTemporaryDirectory(self)
+        dir = try temporaryDirectory(self)
     }
 
     /// A JPEG from jifmux with Orientation and Make, as Plumb's stills start out.

@@ -62,7 +62,7 @@ final class MP4BoxTests: XCTestCase {
     }
 
     private func writeFile(_ bytes: [UInt8]) throws -> String {
-        let url = try makeTemporaryDirectory(self).appendingPathComponent("movie.mp4")
+        let url = try temporaryDirectory(self).appendingPathComponent("movie.mp4")
         try Data(bytes).write(to: url)
         return url.path
     }

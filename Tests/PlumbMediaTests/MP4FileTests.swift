@@ -28,7 +28,7 @@ final class MP4FileTests: XCTestCase {
     }
 
     func testPatchedRecordingsAgreeWithFfprobeAndExiftoolInEveryMode() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         for mode in Self.modes {
             let base = dir.appendingPathComponent("\(mode.name).mp4").path
             try MuxedRecording.mp4(base, muxer: mode.properties)
@@ -48,7 +48,7 @@ final class MP4FileTests: XCTestCase {
     /// mode, and fragmented files cut anywhere (a disk that filled up, a power cut), where
     /// only whole samples count.
     func testVideoSampleCountAgreesWithFfprobeOnWholeAndCutFiles() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         for mode in Self.modes {
             let path = dir.appendingPathComponent("\(mode.name).mp4").path
             try MuxedRecording.mp4(path, muxer: mode.properties, frames: 45)
@@ -89,7 +89,7 @@ final class MP4FileTests: XCTestCase {
     /// A fragment header a failed write cut short (a full disk) is cut off, and then ffprobe
     /// reads every whole fragment before it; a file cut anywhere else is left byte for byte.
     func testATornFragmentHeaderIsCutOffAndTheWholeFragmentsPlay() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let whole = dir.appendingPathComponent("whole.mp4").path
         try MuxedRecording.mp4(whole, muxer: "fragment-duration=200 fragment-mode=dash-or-mss streamable=true", frames: 90)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
@@ -130,7 +130,7 @@ final class MP4FileTests: XCTestCase {
     }
 
     func testVersion1TrackHeadersFromAnotherMuxer() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let source = dir.appendingPathComponent("source.mp4").path
         try MuxedRecording.mp4(source, muxer: "")
         // ffmpeg writes 64-bit (version 1) headers when the duration needs them, and always for ISM.
@@ -152,7 +152,7 @@ final class MP4FileTests: XCTestCase {
     }
 
     func testAnAudioOnlyFileHasNothingToOrient() throws {
-        let path = try makeTemporaryDirectory(self).appendingPathComponent("audio.mp4").path
+        let path = try temporaryDirectory(self).appendingPathComponent("audio.mp4").path
         try IndependentReaders.gstLaunch("audiotestsrc num-buffers=10 ! avenc_aac ! aacparse ! mp4mux ! filesink location=\(path)")
         XCTAssertEqual(try MP4File.inspect(path: path).tracks.map(\.handler), ["soun"])
         XCTAssertThrowsError(try MP4MatrixWriter.rewrite(fileAt: path, rotation: .degrees90)) { error in

@@ -11,7 +11,7 @@ final class MP4RepairTests: XCTestCase {
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = try makeTemporaryDirectory(self, "plumb-repair")
+        dir = try temporaryDirectory(self, "plumb-repair")
     }
 
     private func path(_ name: String) -> String { dir.appendingPathComponent(name).path }

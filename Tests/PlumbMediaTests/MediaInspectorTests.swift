@@ -5,7 +5,7 @@ import XCTest
 
 final class MediaInspectorTests: XCTestCase {
     func testReportsWhatItFindsInWords() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
         try MuxedRecording.mp4(movie, muxer: "fragment-duration=200")
         try MP4MatrixWriter.rewrite(fileAt: movie, rotation: .degrees90)
@@ -21,7 +21,7 @@ final class MediaInspectorTests: XCTestCase {
     }
 
     func testFilesThatAreNeitherGiveClearErrors() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let text = dir.appendingPathComponent("notes.txt").path
         try "hello, this is not a movie".write(toFile: text, atomically: true, encoding: .utf8)
         let empty = dir.appendingPathComponent("empty.mp4").path

@@ -51,7 +51,7 @@ final class AccelerometerSpecTests: XCTestCase {
     }
 
     func testMakesTheNamedSource() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let file = dir.appendingPathComponent("motion.txt")
         try "0 0 9.8 0\n".write(to: file, atomically: true, encoding: .utf8)
         XCTAssertTrue(try AccelerometerSpec(parsing: "replay:\(file.path)").makeAccelerometer() is ReplayAccelerometer)

@@ -8,7 +8,7 @@ final class IIOAccelerometerTests: XCTestCase {
     /// per-axis offsets and a mount matrix turning the chip 90°; device2: "mma8452" with per-axis
     /// scales and the older `mount_matrix` name.
     private func makeTree() throws -> FakeSysfs {
-        let fake = FakeSysfs(root: try makeTemporaryDirectory(self, "sysfs"))
+        let fake = FakeSysfs(root: try temporaryDirectory(self, "sysfs"))
         try fake.write(0, "name", "bmp280")
         try fake.write(0, "in_pressure_raw", "101325")
         try fake.write(1, "name", "lis3dh")
@@ -132,15 +132,13 @@ final class IIOAccelerometerTests: XCTestCase {
             reports.all.compactMap { if case .event(let e) = $0 { return e } else { return nil } }
         }
         func dropped(_ reason: String) -> Int { observer.counters.droppedByReason[reason] ?? 0 }
-        var ok = await waitUntil { observer.counters.samples > 0 }
-        XCTAssertTrue(ok)
+        await eventually("observer.counters.samples > 0") { observer.counters.samples > 0 }
         XCTAssertEqual(observer.sensorStatus, .available("lis3dh at \(fake.device(1).path)"))
         XCTAssertEqual(observer.captureAngle, .degrees90)
 
         // The chip reads -1 g on its y axis: device x = +g, the device is turned 270°.
         try fake.raw(1, "0", "-980", "0")
-        ok = await waitUntil { observer.captureAngle == .degrees0 }
-        XCTAssertTrue(ok, "270 + mount 90 = 0, got \(observer.captureAngle)")
+        await eventually("270 + mount 90 = 0, got \(observer.captureAngle)") { observer.captureAngle == .degrees0 }
 
         // Garbage of every kind: dropped and counted, the angle holds.
         let garbage: [([String], String)] = [
@@ -151,15 +149,13 @@ final class IIOAccelerometerTests: XCTestCase {
         for (values, reason) in garbage {
             let before = dropped(reason)
             try fake.raw(1, values[0], values[1], values[2])
-            ok = await waitUntil { dropped(reason) > before }
-            XCTAssertTrue(ok, "\(values) should be dropped as \(reason)")
+            await eventually("\(values) should be dropped as \(reason)") { dropped(reason) > before }
             XCTAssertEqual(observer.captureAngle, .degrees0, "\(values) must not move the angle")
         }
 
         // The device disappears: reported once, the angle holds.
         try fake.remove(1)
-        ok = await waitUntil { if case .unavailable = observer.sensorStatus { return true } else { return false } }
-        XCTAssertTrue(ok)
+        await eventually("the sensor unavailable: \(observer.sensorStatus)") { if case .unavailable = observer.sensorStatus { return true } else { return false } }
         guard case .unavailable(let why) = observer.sensorStatus else { return }
         XCTAssertTrue(why.contains("lis3dh went away"), why)
         try await Task.sleep(for: .milliseconds(100))
@@ -172,26 +168,25 @@ final class IIOAccelerometerTests: XCTestCase {
         try fake.write(1, "in_accel_scale", "0.00980665")
         try fake.write(1, "in_accel_mount_matrix", "0, -1, 0; 1, 0, 0; 0, 0, 1")
         try fake.raw(1, "-1000", "0", "0")
-        ok = await waitUntil { observer.captureAngle == .degrees270 }
-        XCTAssertTrue(ok, "180 + 90 = 270, got \(observer.captureAngle)")
+        await eventually("180 + 90 = 270, got \(observer.captureAngle)") { observer.captureAngle == .degrees270 }
         XCTAssertEqual(observer.sensorStatus, .available("lis3dh at \(fake.device(1).path)"))
         observer.stop()
         XCTAssertEqual(observer.counters.dropped, observer.counters.droppedByReason.values.reduce(0, +))
     }
 
     func testAMissingDeviceIsReportedAndPickedUpWhenItAppears() async throws {
-        let root = try makeTemporaryDirectory(self, "sysfs")
+        let root = try temporaryDirectory(self, "sysfs")
         let fake = FakeSysfs(root: root)
         let recorder = Recorder(IIOAccelerometer(sysfsRoot: root.path, pollInterval: .milliseconds(5)).events())
-        var ok = await recorder.wait { $0.count == 1 }
-        XCTAssertTrue(ok)
+        await recorder.wait { $0.count == 1 }
         guard case .unavailable(let why) = recorder.all.first else { return XCTFail("\(recorder.all)") }
         XCTAssertTrue(why.contains("no IIO accelerometer"), why)
         try fake.write(4, "name", "bma250")
         try fake.raw(4, "0", "0", "-9.8")
-        ok = await recorder.wait { $0.contains(.sample(AccelerometerSample(time: .zero, x: 0, y: 0, z: -9.8))) ||
-            $0.contains { if case .sample(let s) = $0 { return s.z == -9.8 } else { return false } } }
-        XCTAssertTrue(ok, "\(recorder.all)")
+        await recorder.wait("a sample with z -9.8: \(recorder.all)") {
+            $0.contains(.sample(AccelerometerSample(time: .zero, x: 0, y: 0, z: -9.8))) ||
+            $0.contains { if case .sample(let s) = $0 { return s.z == -9.8 } else { return false } }
+        }
         XCTAssertEqual(recorder.all[1], .available("bma250 at \(fake.device(4).path)"))
         recorder.cancel()
     }

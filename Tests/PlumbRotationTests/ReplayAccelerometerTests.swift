@@ -5,7 +5,7 @@ import XCTest
 
 final class ReplayAccelerometerTests: XCTestCase {
     private func write(_ text: String) throws -> String {
-        let file = try makeTemporaryDirectory(self).appendingPathComponent("motion.txt")
+        let file = try temporaryDirectory(self).appendingPathComponent("motion.txt")
         try text.write(to: file, atomically: true, encoding: .utf8)
         return file.path
     }
@@ -74,17 +74,15 @@ final class ReplayAccelerometerTests: XCTestCase {
         func put(_ s: String) { _ = s.utf8CString.withUnsafeBufferPointer { Glibc.write(fds[1], $0.baseAddress, s.utf8.count) } }
         put("0 0 9")
         put(".8 0\n10 -9.8 0 0\n20 0")
-        var ok = await recorder.wait { $0.count == 2 }
-        XCTAssertTrue(ok)
+        await recorder.wait { $0.count == 2 }
         put(" -9.8 0")
         close(fds[1])
-        ok = await recorder.wait { _ in recorder.isFinished }
-        XCTAssertTrue(ok)
+        await recorder.wait { _ in recorder.isFinished }
         XCTAssertEqual(recorder.all, ["0 0 9.8 0", "10 -9.8 0 0", "20 0 -9.8 0"])
     }
 
     func testAnUnreadableFileIsReported() async throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let path = dir.appendingPathComponent("gone.txt").path
         try "0 0 9.8 0\n".write(toFile: path, atomically: true, encoding: .utf8)
         let source = try ReplayAccelerometer(input: .file(path))

@@ -13,7 +13,7 @@ final class RotationObserverTests: XCTestCase {
             lines.append("\(50 * (i + 1)) \(s.x) \(s.y) \(s.z)")
             if i % 5 == 0 { lines.append("\(50 * (i + 1)) garbage 1 2") }
         }
-        let file = try makeTemporaryDirectory(self).appendingPathComponent("storm.txt")
+        let file = try temporaryDirectory(self).appendingPathComponent("storm.txt")
         try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
         return file.path
     }
@@ -33,13 +33,11 @@ final class RotationObserverTests: XCTestCase {
         await observer.waitForSourceEnd()
         XCTAssertEqual(observer.captureAngle, .degrees270)
         XCTAssertEqual(observer.sensorStatus, .ended)
-        let ok = await previews.wait { $0 == [.degrees180] }
-        XCTAssertTrue(ok, "\(previews.all)")
+        await previews.wait("\(previews.all)") { $0 == [.degrees180] }
         observer.setDisplayRotation(.degrees180)
         XCTAssertEqual(observer.previewAngle, .degrees90)
         observer.stop()
-        let finished = await previews.wait { _ in previews.isFinished }
-        XCTAssertTrue(finished, "stop() finishes the streams")
+        await previews.wait("stop() finishes the streams") { _ in previews.isFinished }
         XCTAssertEqual(previews.all, [.degrees180, .degrees90], "display changes publish the preview only")
     }
 
@@ -81,13 +79,11 @@ final class RotationObserverTests: XCTestCase {
         let reports = Recorder(observer.reports())
         observer.start()
         await observer.waitForSourceEnd()
-        let ok = await seen.wait { $0.last == final }
-        XCTAssertTrue(ok, "\(seen.all)")
+        await seen.wait("\(seen.all)") { $0.last == final }
         // Consecutive published angles always differ: only changes are published.
         for (a, b) in zip(seen.all, seen.all.dropFirst()) { XCTAssertNotEqual(a, b) }
         // The reports carry the angles in the order the coordinator adopted them, ending on the final one.
-        let ended = await reports.wait { $0.last == .ended }
-        XCTAssertTrue(ended)
+        await reports.wait { $0.last == .ended }
         let adopted = reports.all.compactMap { if case .angles(let a) = $0 { return a.capture } else { return nil } }
         XCTAssertEqual(adopted.last, final)
         XCTAssertEqual(reports.all.last, .ended)
@@ -109,11 +105,9 @@ final class RotationObserverTests: XCTestCase {
         observer.start()
         await observer.waitForSourceEnd()
         XCTAssertEqual(observer.counters.changes, 20)
-        let ok = await along.wait { $0.last == final }
-        XCTAssertTrue(ok, "\(along.all)")
+        await along.wait("\(along.all)") { $0.last == final }
         for (a, b) in zip(along.all, along.all.dropFirst()) { XCTAssertNotEqual(a, b) }
-        let previewed = await previews.wait { $0.last == final }
-        XCTAssertTrue(previewed, "\(previews.all)")
+        await previews.wait("\(previews.all)") { $0.last == final }
 
         // Late, by reading: only the newest angle was kept for it.
         var iterator = behind.makeAsyncIterator()
@@ -126,12 +120,10 @@ final class RotationObserverTests: XCTestCase {
         observer.stop()
         let rest = await iterator.next()
         XCTAssertNil(rest, "nothing stale behind the final angle")
-        let ended = await late.wait { _ in late.isFinished }
-        XCTAssertTrue(ended, "stop() ends every stream")
+        await late.wait("stop() ends every stream") { _ in late.isFinished }
         XCTAssertEqual(late.all, [], "a stream reports changes only, not the angle it started at")
         let afterStop = Recorder(observer.captureAngles())
-        let endedAtOnce = await afterStop.wait { _ in afterStop.isFinished }
-        XCTAssertTrue(endedAtOnce, "a stream asked for after stop() ends at once")
+        await afterStop.wait("a stream asked for after stop() ends at once") { _ in afterStop.isFinished }
     }
 
     func testDebounceCompletesOnATimerWhenNoFurtherSampleArrives() async throws {
@@ -141,8 +133,7 @@ final class RotationObserverTests: XCTestCase {
         let observer = RotationObserver(accelerometer: source, configuration: .init(debounce: .milliseconds(150)))
         let seen = Recorder(observer.captureAngles())
         observer.start()
-        let ok = await seen.wait { $0 == [.degrees90] }
-        XCTAssertTrue(ok, "the pending 90 is adopted by the timer: \(seen.all)")
+        await seen.wait("the pending 90 is adopted by the timer: \(seen.all)") { $0 == [.degrees90] }
         XCTAssertEqual(observer.sensorStatus, .available("script"), "the source is still open")
         observer.stop()
     }

@@ -21,10 +21,10 @@ final class SensorProxyAccelerometerTests: XCTestCase {
         let observer = RotationObserver(accelerometer: SensorProxyAccelerometer(bus: .address(bus.address)),
                                         configuration: .init(mount: .degrees0, facing: .back))
         observer.start()
-        var ok = await waitUntil { if case .available = observer.sensorStatus { return true } else { return false } }
-        XCTAssertTrue(ok, "\(observer.sensorStatus)")
-        ok = await waitUntil { observer.counters.samples == 1 }
-        XCTAssertTrue(ok)
+        await eventually("the sensor available: \(observer.sensorStatus)") {
+            if case .available = observer.sensorStatus { return true } else { return false }
+        }
+        await eventually("observer.counters.samples == 1") { observer.counters.samples == 1 }
         XCTAssertEqual(fake.claims.withLock { $0.count }, 1, "ClaimAccelerometer once")
         XCTAssertEqual(observer.captureAngle, .degrees0)
 
@@ -32,29 +32,24 @@ final class SensorProxyAccelerometerTests: XCTestCase {
         for (orientation, angle) in [("left-up", RotationAngle.degrees90), ("bottom-up", .degrees180),
                                      ("right-up", .degrees270), ("normal", .degrees0), ("bottom-up", .degrees180)] {
             fake.setOrientation(orientation)
-            ok = await waitUntil { observer.captureAngle == angle }
-            XCTAssertTrue(ok, "\(orientation) -> \(angle), got \(observer.captureAngle)")
+            await eventually("\(orientation) -> \(angle), got \(observer.captureAngle)") { observer.captureAngle == angle }
         }
         // "undefined" (lying flat) keeps the angle; an unknown name is dropped and counted.
         let samples = observer.counters.samples
         fake.setOrientation("undefined")
         fake.setOrientation("sideways")
-        ok = await waitUntil { observer.counters.samples == samples + 1 && observer.counters.dropped == 1 }
-        XCTAssertTrue(ok, "\(observer.counters)")
+        await eventually("\(observer.counters)") { observer.counters.samples == samples + 1 && observer.counters.dropped == 1 }
         XCTAssertEqual(observer.captureAngle, .degrees180)
 
         // The proxy loses its sensor, then finds it again.
         fake.setHasAccelerometer(false)
-        ok = await waitUntil { observer.sensorStatus == .unavailable("iio-sensor-proxy lost its accelerometer") }
-        XCTAssertTrue(ok, "\(observer.sensorStatus)")
+        await eventually("\(observer.sensorStatus)") { observer.sensorStatus == .unavailable("iio-sensor-proxy lost its accelerometer") }
         fake.setHasAccelerometer(true)
-        ok = await waitUntil { if case .available = observer.sensorStatus { return true } else { return false } }
-        XCTAssertTrue(ok)
+        await eventually("the sensor available again: \(observer.sensorStatus)") { if case .available = observer.sensorStatus { return true } else { return false } }
 
         // The service leaves the bus: reported, the angle holds.
         fake.leaveBus()
-        ok = await waitUntil { observer.sensorStatus == .unavailable("iio-sensor-proxy left the bus") }
-        XCTAssertTrue(ok, "\(observer.sensorStatus)")
+        await eventually("\(observer.sensorStatus)") { observer.sensorStatus == .unavailable("iio-sensor-proxy left the bus") }
         XCTAssertEqual(observer.captureAngle, .degrees180)
         // Signals from a service that is not the name's owner are ignored.
         fake.setOrientation("left-up")
@@ -63,34 +58,29 @@ final class SensorProxyAccelerometerTests: XCTestCase {
 
         // It comes back: claimed again and read at once.
         fake.joinBus()
-        ok = await waitUntil { fake.claims.withLock { $0.count } == 2 && observer.captureAngle == .degrees90 }
-        XCTAssertTrue(ok, "claims \(fake.claims.withLock { $0 }), angle \(observer.captureAngle)")
+        await eventually("claims \(fake.claims.withLock { $0 }), angle \(observer.captureAngle)") { fake.claims.withLock { $0.count } == 2 && observer.captureAngle == .degrees90 }
 
         // Stopping releases the claim.
         observer.stop()
-        ok = await waitUntil { fake.releases.withLock { $0.count } == 1 }
-        XCTAssertTrue(ok)
+        await eventually("fake.releases.withLock { $0.count } == 1") { fake.releases.withLock { $0.count } == 1 }
         XCTAssertEqual(fake.releases.withLock { $0 }, [fake.claims.withLock { $0.last! }])
     }
 
     func testAServiceThatStartsLaterIsPickedUp() async throws {
         let bus = try PrivateBus(self)
         let recorder = Recorder(SensorProxyAccelerometer(bus: .address(bus.address)).events())
-        var ok = await recorder.wait { !$0.isEmpty }
-        XCTAssertTrue(ok)
+        await recorder.wait { !$0.isEmpty }
         XCTAssertEqual(recorder.all.first, .unavailable(
             "iio-sensor-proxy is not running (no net.hadess.SensorProxy on the \(bus.address) bus)"))
         let fake = try FakeSensorProxy(address: bus.address, orientation: "right-up")
-        ok = await recorder.wait { $0.contains { if case .sample(let s) = $0 { return s.x > 9 } else { return false } } }
-        XCTAssertTrue(ok, "\(recorder.all)")
+        await recorder.wait("\(recorder.all)") { $0.contains { if case .sample(let s) = $0 { return s.x > 9 } else { return false } } }
         XCTAssertEqual(fake.claims.withLock { $0.count }, 1)
         recorder.cancel()
-        ok = await waitUntil { fake.releases.withLock { $0.count } == 1 }
-        XCTAssertTrue(ok, "cancelling the stream releases the claim")
+        await eventually("cancelling the stream releases the claim") { fake.releases.withLock { $0.count } == 1 }
     }
 
     func testAnUnreachableBusIsReportedAndTheStreamEnds() async throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         var events: [AccelerometerEvent] = []
         for await e in SensorProxyAccelerometer(bus: .address("unix:path=\(dir.path)/no-bus")).events() {
             events.append(e)
@@ -105,19 +95,16 @@ final class SensorProxyAccelerometerTests: XCTestCase {
     func testEndingTheStreamReleasesTheConnectionAndItsThread() async throws {
         let bus = try PrivateBus(self)
         let fake = try FakeSensorProxy(address: bus.address, orientation: "left-up")
-        _ = await waitUntil { DBusConnection.live == (0, 0) }  // earlier tests' clients may still be ending
+        await eventually("DBusConnection.live == (0, 0)") { DBusConnection.live == (0, 0) }  // earlier tests' clients may still be ending
         let before = DBusConnection.live
         for round in 1...3 {
             let recorder = Recorder(SensorProxyAccelerometer(bus: .address(bus.address)).events())
-            var ok = await recorder.wait { $0.contains { if case .sample = $0 { return true } else { return false } } }
-            XCTAssertTrue(ok, "\(recorder.all)")
+            await recorder.wait("\(recorder.all)") { $0.contains { if case .sample = $0 { return true } else { return false } } }
             XCTAssertEqual(threads(named: "plumb.sensor-proxy"), 1)
             XCTAssertGreaterThan(DBusConnection.live.connections, before.connections)
             recorder.cancel()
-            ok = await waitUntil { fake.releases.withLock { $0.count } == round }
-            XCTAssertTrue(ok, "the claim was not released")
-            ok = await waitUntil { threads(named: "plumb.sensor-proxy") == 0 }
-            XCTAssertTrue(ok, "the client's thread did not end")
+            await eventually("the claim was not released") { fake.releases.withLock { $0.count } == round }
+            await eventually("the client's thread did not end") { threads(named: "plumb.sensor-proxy") == 0 }
             XCTAssertEqual(DBusConnection.live.connections, before.connections, "a GDBusConnection outlived the thread")
             XCTAssertEqual(DBusConnection.live.callbacks, before.callbacks, "GDBus callbacks outstanding after the thread")
         }

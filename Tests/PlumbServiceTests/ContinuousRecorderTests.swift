@@ -31,18 +31,6 @@ final class ContinuousRecorderTests: XCTestCase {
         return session
     }
 
-    /// Polls the recorder until `condition` holds (a guard against a hang, not a speed target).
-    private func eventually(_ what: String, _ recorder: ContinuousRecorder,
-                            _ condition: (RecorderState<Recording>) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition(await recorder.state) {
-            guard ContinuousClock.now < deadline else { throw TimedOut(what: what) }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
-
-    struct TimedOut: Error { var what: String }
-
     /// The MP4 files in `dir`, by name.
     private func mp4s(_ dir: URL) throws -> Set<String> {
         Set(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".mp4") })
@@ -60,7 +48,10 @@ final class ContinuousRecorderTests: XCTestCase {
         try await session.waitForFrames(20)
 
         let roll = Task { await recorder.rollOver() }
-        try await eventually("the roll to begin", recorder) { if case .rolling = $0 { true } else { false } }
+        // Checked every millisecond: the roll is short, and the stop must come while it runs.
+        await eventually("the roll to begin", every: .milliseconds(1)) {
+            if case .rolling = await recorder.state { true } else { false }
+        }
         let stopped = try await recorder.stop()
         await roll.value
 
@@ -166,12 +157,11 @@ final class ContinuousRecorderTests: XCTestCase {
         let session = try await openCamera()
         await recorder.sessionOpened(session)
         let started = try await recorder.start()
-        try await eventually("the branch to end by itself", recorder) {
-            if case .starting(.waitingForRoom) = $0 { true } else { false }
+        await eventually("the branch to end by itself") {
+            if case .starting(.waitingForRoom) = await recorder.state { true } else { false }
         }
         // The state changes first, then the file is finalized and reported.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while events.errors.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        await eventually("the error event") { !events.errors.isEmpty }
 
         XCTAssertEqual(events.started, [started.file])
         XCTAssertEqual(events.stopped, [started.file])

@@ -83,15 +83,21 @@ final class ControlAPITests: XCTestCase {
     private var api: ControlAPI!
     private var backend: MediaBackend!
     private var base = ""
+    /// Just before the served API was made: its uptime counts from a moment after this.
+    private var apiMade = ContinuousClock.now
+    /// Just after it was served: its uptime counts from a moment before this.
+    private var apiServed = ContinuousClock.now
 
     override func setUp() async throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-api-\(UUID().uuidString)")
+        root = try temporaryDirectory(self, "plumb-api")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("work"), withIntermediateDirectories: true)
         let folder = RecordingsFolder(root.appendingPathComponent("recordings").path)
         try folder.create()
         backend = MediaBackend(workDirectory: root.appendingPathComponent("work").path)
         thread = MainContextThread(name: "plumb.test-api")
+        apiMade = ContinuousClock.now
         try await serve(ControlAPI(backend: backend, folder: folder, events: EventBus(channel: EventChannel(heartbeat: .seconds(60)))))
+        apiServed = ContinuousClock.now
     }
 
     /// Serves `api` in place of the one served (on the same thread).
@@ -105,11 +111,12 @@ final class ControlAPITests: XCTestCase {
     override func tearDown() async throws {
         await server?.stop()
         thread?.stop()
-        if let root { try? FileManager.default.removeItem(at: root) }
     }
 
     func testStatus() async throws {
+        let asked = ContinuousClock.now
         let r = try await ServiceClient.curl([base + "/status"])
+        let answered = ContinuousClock.now
         XCTAssertEqual(r.status, 200, r.text)
         let json = try r.json()
         XCTAssertEqual(json["camera"] as? String, "Caméra de test")
@@ -119,7 +126,12 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(json["rtsp_clients"] as? Int, 2)
         XCTAssertEqual((json["recording"] as? [String: Any])?["state"] as? String, "idle")
         XCTAssertEqual(json["recordings_folder"] as? String, api.folder.path)
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(json["uptime_seconds"] as? Double), 0)
+        // The API's age when it answered, to the 0.1 s it is rounded to: at least from its
+        // serving to the request, at most from before its making to the answer.
+        let uptime = try XCTUnwrap(json["uptime_seconds"] as? Double)
+        let seconds = { (d: Duration) in Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        XCTAssertGreaterThanOrEqual(uptime, seconds(asked - apiServed) - 0.05, "\(uptime)")
+        XCTAssertLessThanOrEqual(uptime, seconds(answered - apiMade) + 0.05, "\(uptime)")
         // Every key the README lists is there; those without a value are null, not missing.
         XCTAssertEqual(Set(json.keys), ["webrtc", "camera", "state", "problem", "caps", "fps", "frames_lost", "orientation", "recording",
                                         "rtsp_clients", "preview_encoder", "rtsp_url", "publish", "rotation",
@@ -226,7 +238,7 @@ final class ControlAPITests: XCTestCase {
         // The backend's temporary file is gone once sent.
         let made = await backend.clipsMade
         XCTAssertEqual(made.count, 1)
-        await ServiceClient.eventually("the temporary clip is deleted") { !FileManager.default.fileExists(atPath: made[0]) }
+        await eventually("the temporary clip is deleted") { !FileManager.default.fileExists(atPath: made[0]) }
 
         for bad in ["", "?seconds=0", "?seconds=61", "?seconds=abc", "?seconds=1.5"] {
             let r = try await ServiceClient.curl(["-X", "POST", base + "/clip" + bad])
@@ -338,7 +350,7 @@ final class ControlAPITests: XCTestCase {
     func testEventsCarryServiceEvents() async throws {
         let output = root.appendingPathComponent("events").path
         let client = try ServiceClient.Child("/usr/bin/curl", ["-sS", "-N", base + "/events"], stdout: output)
-        await ServiceClient.eventually("subscribed") { api.events.channel.subscriberCount == 1 }
+        await eventually("subscribed") { api.events.channel.subscriberCount == 1 }
         api.events.publish(.orientationChanged(angle: 270))
         api.events.publish(.recordingStarted(file: "a.mp4"))
         api.events.publish(.recordingStopped(file: "a.mp4", facts: Facts(camera: "c", seconds: 3)))
@@ -349,11 +361,11 @@ final class ControlAPITests: XCTestCase {
             id: 3\nevent: recording-stopped\ndata: {"facts":{"camera":"c","seconds":3},"file":"a.mp4"}\n
             id: 4\nevent: error\ndata: {"message":"camera lost"}\n\n
             """
-        await ServiceClient.eventually("four events") {
+        await eventually("four events") {
             ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").hasSuffix(expected)
         }
         client.kill()
         _ = await client.wait()
-        await ServiceClient.eventually("unsubscribed") { api.events.channel.subscriberCount == 0 }
+        await eventually("unsubscribed") { api.events.channel.subscriberCount == 0 }
     }
 }

@@ -11,7 +11,7 @@ final class FolderListingTests: XCTestCase {
     /// it is; then, once the folder has settled, refreshes that only the file in use changed
     /// read no directory, and the next change is seen at once.
     func testEveryRefreshSaysWhatTheFolderHolds() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let outside = dir.appendingPathComponent("outside")
         let folder = dir.appendingPathComponent("recordings")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
@@ -63,7 +63,7 @@ final class FolderListingTests: XCTestCase {
         // show the next one (FAT's 2 s). The first refresh reads the names once more.
         let name = "seg-\(serial + 1).mp4"
         try write(folder.appendingPathComponent(name), bytes: 0)
-        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)
+        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)  // the rule tested is by file age
         _ = listing.refresh(busy: [name])
         let reads = listing.directoryReads
         for round in 0..<5 {
@@ -85,13 +85,13 @@ final class FolderListingTests: XCTestCase {
     /// A file rewritten in place keeps its name and leaves the folder's times as they were:
     /// the periodic full read finds it.
     func testAFileRewrittenInPlaceIsReadWithinTheRereadInterval() throws {
-        let folder = try makeTemporaryDirectory(self)
+        let folder = try temporaryDirectory(self)
         for i in 0..<20 { try write(folder.appendingPathComponent("seg-\(i).mp4"), bytes: 100, modified: 1_000_000 + Double(i)) }
-        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)
+        Thread.sleep(forTimeInterval: FolderListing.settleSeconds + 0.3)  // the rule tested is by file age
         var listing = FolderListing(path: folder.path, rereadEvery: .milliseconds(500))
         try assertSame(listing.refresh(busy: []), folder, "the first refresh")
         try append(folder.appendingPathComponent("seg-3.mp4"), bytes: 4000)
-        Thread.sleep(forTimeInterval: 0.6)
+        Thread.sleep(forTimeInterval: 0.6)  // past the 500 ms reread interval under test
         try assertSame(listing.refresh(busy: []), folder, "after the reread interval")
         XCTAssertEqual(listing.refresh(busy: []).first { $0.name == "seg-3.mp4" }?.bytes, 4100)
     }

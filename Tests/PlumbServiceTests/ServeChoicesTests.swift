@@ -31,7 +31,7 @@ final class ServeChoicesTests: XCTestCase {
     }
 
     func testANamedAccelerometerThatIsNotThereIsAConfigError() throws {
-        let fake = FakeSysfs(root: try makeTemporaryDirectory(self, "sysfs"))
+        let fake = FakeSysfs(root: try temporaryDirectory(self, "sysfs"))
         try fake.write(0, "name", "lis3dh")
         try fake.write(0, "in_accel_scale", "0.00980665")
         try fake.raw(0, "0", "1000", "0")
@@ -57,7 +57,7 @@ final class ServeChoicesTests: XCTestCase {
     }
 
     func testPlainIIOWaitsForADeviceAndSaysSo() throws {
-        let fake = FakeSysfs(root: try makeTemporaryDirectory(self, "sysfs"))
+        let fake = FakeSysfs(root: try temporaryDirectory(self, "sysfs"))
         let waiting = try resolve("iio", root: fake.root)
         XCTAssertEqual(waiting.accelerometer, .iio(.any))
         XCTAssertTrue(waiting.rotationSentence.hasPrefix("rotation: iio, none yet: no IIO accelerometer under "),

@@ -47,18 +47,18 @@ final class ServeDaemonTests: XCTestCase {
 
         // The camera "is unplugged": its source reports a read error.
         await session.element(named: "src")?.postResourceError("Could not read from resource (test: unplugged)")
-        await ServiceClient.eventually("the camera to be seen gone") { daemon.camera.stateName == "unavailable" }
+        await eventually("the camera to be seen gone") { daemon.camera.stateName == "unavailable" }
         XCTAssertThrowsError(try daemon.camera.session()) { error in
             XCTAssertEqual((error as? APIError)?.status, 503, "\(error)")
         }
         // Reopened (after a one-second backoff), and recording again in a new file.
-        await ServiceClient.eventually("the camera to be reopened") { daemon.camera.stateName == "running" }
+        await eventually("the camera to be reopened") { daemon.camera.stateName == "running" }
         var resumed: String?
-        for _ in 0..<200 where resumed == nil {
+        await eventually("the recording to resume in a new file: \(lines.all)") {
             let now = await daemon.recorder.currentFile
-            if let now, now != first { resumed = now } else { try await Task.sleep(for: .milliseconds(50)) }
+            if let now, now != first { resumed = now }
+            return resumed != nil
         }
-        XCTAssertNotNil(resumed, "the recording did not resume: \(lines.all)")
         guard case .running(let reopened) = daemon.camera.current else { return XCTFail("no session") }
         XCTAssertFalse(reopened === session, "a new session")
         try await reopened.waitForFrames(30)
@@ -99,7 +99,7 @@ extension ServeDaemonTests {
         let facts = try XCTUnwrap(clip.facts as? RecordingFacts)
         XCTAssertTrue(facts.cutShort?.hasPrefix("the test stops it: ") == true, "\(facts)")
         XCTAssertLessThan(facts.seconds, 10)
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // the thing tested: the stop does not end in this second
         XCTAssertFalse(stopped.withLock { $0 }, "the stop must wait for the clip's answer")
 
         clip.sent?(false)

@@ -30,16 +30,15 @@ final class ServeLocationTests: XCTestCase {
         return try XCTUnwrap(try r.json()["location"] as? [String: Any], r.text)
     }
 
+    /// /status's `location` once `condition` holds for it (the test fails, saying `what`, if it never does).
     private func waitForStatus(_ base: String, _ what: String, timeout: Duration = .seconds(30),
+                               file: StaticString = #filePath, line: UInt = #line,
                                _ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + timeout
         var last: [String: Any] = [:]
-        while ContinuousClock.now < deadline {
+        try await eventually("\(what): \(last)", timeout: timeout, every: .milliseconds(100), file: file, line: line) {
             last = try await location(base)
-            if condition(last) { return last }
-            try await Task.sleep(for: .milliseconds(100))
+            return condition(last)
         }
-        XCTFail("timed out waiting for \(what): \(last)")
         return last
     }
 
@@ -90,7 +89,7 @@ final class ServeLocationTests: XCTestCase {
 
         let started = try await ServiceClient.curl(["-X", "POST", base + "/recording/start"])
         XCTAssertEqual(started.status, 200, started.text)
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // a recording of a known second, whose facts carry the fix
         let stopped = try await ServiceClient.curl(["-X", "POST", base + "/recording/stop"])
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let facts = try XCTUnwrap(try stopped.json()["facts"] as? [String: Any], stopped.text)

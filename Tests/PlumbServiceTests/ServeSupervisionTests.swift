@@ -53,8 +53,8 @@ final class ServeSupervisionTests: XCTestCase {
         let addresses = try await daemon.start()
         guard case .running(var session) = daemon.camera.current else { return XCTFail("the camera did not open: \(lines.all)") }
         let consumer = try Consumer(addresses.rtsp, dir: dir, self)
-        await ServiceClient.eventually("the consumer to decode frames", timeout: .seconds(30)) { consumer.frames > 30 }
-        await ServiceClient.eventually("watchdog pings") { notify.with("WATCHDOG=1").count >= 3 }
+        await eventually("the consumer to decode frames", timeout: .seconds(30)) { consumer.frames > 30 }
+        await eventually("watchdog pings") { notify.with("WATCHDOG=1").count >= 3 }
         var files = [try await XCTUnwrapAsync(await daemon.recorder.currentFile)]
 
         for loss in ["error", "stall"] {
@@ -67,7 +67,7 @@ final class ServeSupervisionTests: XCTestCase {
                 let pad = try XCTUnwrap(src.staticPad("src"))
                 block = (pad, pad.addProbe([.block, .buffer]) { _ in .ok })
             }
-            await ServiceClient.eventually("the camera to be seen gone (\(loss))") { daemon.camera.stateName == "unavailable" }
+            await eventually("the camera to be seen gone (\(loss))") { daemon.camera.stateName == "unavailable" }
             let gone = ContinuousClock.now
             let pingsWhileGone = notify.with("WATCHDOG=1").count
             let framesWhileGone = consumer.frames
@@ -81,7 +81,7 @@ final class ServeSupervisionTests: XCTestCase {
             XCTAssertEqual(during.count, 0, "pings without frames (\(loss)): \(during.map { lost.duration(to: $0.at) })")
             // 2 s from the last frame, which came at most a frame (33 ms) before the block.
             if loss == "stall" { XCTAssertGreaterThan(gone - lost, .milliseconds(1900), "a stall is 2 s without a frame") }
-            await ServiceClient.eventually("the camera to be rebuilt (\(loss))", timeout: .seconds(30)) {
+            await eventually("the camera to be rebuilt (\(loss))", timeout: .seconds(30)) {
                 daemon.camera.stateName == "running"
             }
             if let (pad, id) = block { pad.removeProbe(id) }
@@ -89,16 +89,16 @@ final class ServeSupervisionTests: XCTestCase {
             XCTAssertFalse(reopened === session, "a new session")
             session = reopened
             // The same consumer, on the same connection, gets frames again; the pings resume.
-            await ServiceClient.eventually("frames to the consumer again (\(loss))", timeout: .seconds(30)) {
+            await eventually("frames to the consumer again (\(loss))", timeout: .seconds(30)) {
                 consumer.frames > framesWhileGone + 60
             }
             XCTAssertTrue(consumer.process.isRunning, "the consumer was dropped (\(loss))")
-            await ServiceClient.eventually("pings again (\(loss))") { notify.with("WATCHDOG=1").count > pingsWhileGone + 1 }
+            await eventually("pings again (\(loss))") { notify.with("WATCHDOG=1").count > pingsWhileGone + 1 }
             // A new file.
             var next: String?
-            for _ in 0..<200 where next == nil {
+            await eventually("a new file after the \(loss): \(lines.all)") {
                 if let now = await daemon.recorder.currentFile, !files.contains(now) { next = now }
-                else { try await Task.sleep(for: .milliseconds(50)) }
+                return next != nil
             }
             files.append(try XCTUnwrap(next, "no new file after the \(loss): \(lines.all)"))
         }

@@ -81,14 +81,4 @@ enum ServiceClient {
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
 
-    /// Polls `condition` until it holds; fails after `timeout` (a guard against hangs only).
-    static func eventually(_ what: String, timeout: Duration = .seconds(20), file: StaticString = #filePath,
-                           line: UInt = #line, _ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        XCTFail("timed out waiting for \(what)", file: file, line: line)
-    }
 }

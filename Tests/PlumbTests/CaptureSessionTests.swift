@@ -151,7 +151,8 @@ final class CaptureSessionTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("cut.mp4"))
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(400))
+        let framesBefore = recording.progress.frames
+        await eventually("12 more frames recorded (\(recording.progress.frames - framesBefore))") { recording.progress.frames >= framesBefore + 12 }
         let found = await session.element(named: "src")
         let src = try XCTUnwrap(found)
         src.postResourceError("Could not read from resource.", debug: "system error: No such device")
@@ -162,7 +163,8 @@ final class CaptureSessionTests: XCTestCase {
             XCTAssertEqual(error.device, "test")
         }
         let failure = await session.failure
-        XCTAssertNotNil(failure)
+        guard case .camera(let cameraError)? = failure else { return XCTFail("failure: \(String(describing: failure))") }
+        XCTAssertEqual(cameraError.device, "test")
         do {
             _ = try await session.takePhoto()
             XCTFail("a failed session took a photo")

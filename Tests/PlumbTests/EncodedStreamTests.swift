@@ -56,7 +56,7 @@ final class EncodedStreamTests: XCTestCase {
     func testSubscribersStartOnAKeyframeOnTheirOwnClockAndDecode() throws {
         let source = try runningSource()
         // Let the source run well past its only scheduled keyframe (every 3000 frames).
-        XCTAssertTrue(waitUntil(10) { source.frameCount >= 45 })
+        eventually("source.frameCount >= 45", timeout: .seconds(10)) { source.frameCount >= 45 }
         let consumers = try (0..<3).map { _ in try Consumer() }
         defer { consumers.forEach { $0.stop() } }
         for (i, c) in consumers.enumerated() {
@@ -64,8 +64,7 @@ final class EncodedStreamTests: XCTestCase {
             try source.stream.subscribe(c.source, name: "consumer-\(i)")
         }
         XCTAssertEqual(source.stream.subscriberCount, 3)
-        XCTAssertTrue(waitUntil(15) { consumers.allSatisfy { $0.decodedFrames >= 30 } },
-                      "decoded: \(consumers.map(\.decodedFrames))")
+        eventually("decoded: \(consumers.map(\.decodedFrames))", timeout: .seconds(15)) { consumers.allSatisfy { $0.decodedFrames >= 30 } }
         for c in consumers {
             let buffers = c.buffers
             XCTAssertEqual(buffers.first?.keyframe, true, "a subscriber's first frame must be a keyframe")
@@ -93,12 +92,12 @@ final class EncodedStreamTests: XCTestCase {
     /// jitter into the RTP timestamps, and ffmpeg saw two frames on one tick.
     func testSubscribersKeepTheCaptureSpacingOnTheirOwnTimeline() throws {
         let source = try runningSource(keyframeInterval: 30)
-        XCTAssertTrue(waitUntil(10) { source.frameCount >= 45 })
+        eventually("source.frameCount >= 45", timeout: .seconds(10)) { source.frameCount >= 45 }
         let consumer = try Consumer()
         defer { consumer.stop() }
         try consumer.play()
         try source.stream.subscribe(consumer.source, name: "spacing")
-        XCTAssertTrue(waitUntil(15) { consumer.buffers.count >= 90 }, "\(consumer.buffers.count) frames")
+        eventually("\(consumer.buffers.count) frames", timeout: .seconds(15)) { consumer.buffers.count >= 90 }
         let ptses = consumer.buffers.compactMap(\.pts)
         XCTAssertEqual(ptses.count, consumer.buffers.count, "every frame has a timestamp")
         let first = try XCTUnwrap(ptses.first)
@@ -143,13 +142,13 @@ final class EncodedStreamTests: XCTestCase {
         let leaving = try source.stream.subscribe(leave.source, name: "leave") { end in
             if end == .refused(.flushing) { ended.increment() }
         }
-        XCTAssertTrue(waitUntil(10) { keep.decodedFrames >= 10 && leave.decodedFrames >= 10 })
+        eventually("keep.decodedFrames >= 10 && leave.decodedFrames >= 10", timeout: .seconds(10)) { keep.decodedFrames >= 10 && leave.decodedFrames >= 10 }
         leave.stop()  // its appsrc now answers FLUSHING
-        XCTAssertTrue(waitUntil(5) { source.stream.subscriberCount == 1 }, "the stopped subscriber was not dropped")
+        eventually("the stopped subscriber was not dropped", timeout: .seconds(5)) { source.stream.subscriberCount == 1 }
         XCTAssertEqual(leaving.end, .refused(.flushing))
         XCTAssertEqual(ended.value, 1, "onEnd is called once, with the reason")
         let before = keep.decodedFrames
-        XCTAssertTrue(waitUntil(10) { keep.decodedFrames >= before + 30 }, "the remaining subscriber stalled")
+        eventually("the remaining subscriber stalled", timeout: .seconds(10)) { keep.decodedFrames >= before + 30 }
         XCTAssertLessThanOrEqual(source.frames.largestTimestampGap, source.frameInterval * 3 / 2)
     }
 
@@ -161,12 +160,12 @@ final class EncodedStreamTests: XCTestCase {
         // Subscribed while its pipeline is still NULL (as an RTSP media is before it is
         // prepared): its appsrc queues, but never more than the bound.
         let subscription = try stream.subscribe(late.source, name: "late")
-        XCTAssertTrue(waitUntil(10) { source.frameCount >= 30 })
+        eventually("source.frameCount >= 30", timeout: .seconds(10)) { source.frameCount >= 30 }
         XCTAssertTrue(subscription.isActive)
         XCTAssertLessThanOrEqual(late.source.queuedBuffers, 10, "the queue grew past its bound")
         XCTAssertGreaterThanOrEqual(subscription.statistics.resyncs, 1, "\(subscription.statistics)")
         try late.play()
-        XCTAssertTrue(waitUntil(10) { late.decodedFrames >= 10 }, "it never started: \(subscription.statistics)")
+        eventually("it never started: \(subscription.statistics)", timeout: .seconds(10)) { late.decodedFrames >= 10 }
         XCTAssertEqual(late.buffers.first?.keyframe, true)
     }
 
@@ -178,21 +177,21 @@ final class EncodedStreamTests: XCTestCase {
         // PAUSED: a live appsrc does not run, so its queue fills up.
         try slow.pipeline.setState(.paused)
         let subscription = try stream.subscribe(slow.source, name: "slow")
-        XCTAssertTrue(waitUntil(10) { subscription.statistics.resyncs >= 1 }, "\(subscription.statistics)")
+        eventually("\(subscription.statistics)", timeout: .seconds(10)) { subscription.statistics.resyncs >= 1 }
         XCTAssertLessThanOrEqual(slow.source.queuedBuffers, 10, "the queue grew past its bound")
         XCTAssertTrue(subscription.isActive, "falling behind is not a reason to drop a subscriber")
         try slow.play()
-        XCTAssertTrue(waitUntil(10) { slow.decodedFrames >= 20 }, "it did not recover: \(subscription.statistics)")
+        eventually("it did not recover: \(subscription.statistics)", timeout: .seconds(10)) { slow.decodedFrames >= 20 }
         XCTAssertEqual(source.errors, [])
     }
 
     func testKeyframeRequestsAreRateLimited() throws {
         let stream = EncodedStream(keyframeCooldown: .milliseconds(500))
         let source = try runningSource(stream: stream)
-        XCTAssertTrue(waitUntil(10) { source.frameCount >= 15 })
+        eventually("source.frameCount >= 15", timeout: .seconds(10)) { source.frameCount >= 15 }
         let before = stream.statistics
         for _ in 0..<100 { stream.requestKeyframe() }
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // the thing tested: wishes over a second become at most one keyframe
         let after = stream.statistics
         XCTAssertEqual(after.keyframeWishes - before.keyframeWishes, 100)
         // At most one now and one when the cooldown ends (if the first was not answered yet).
@@ -218,14 +217,14 @@ final class EncodedStreamTests: XCTestCase {
         XCTAssertTrue(stream.isAttached)
         stream.requestKeyframe()
         XCTAssertEqual(stream.statistics.keyframeRequestsSent, 1, "held back by a cooldown no request started")
-        XCTAssertTrue(waitUntil(15) { consumer.decodedFrames >= 10 }, "decoded \(consumer.decodedFrames)")
+        eventually("decoded \(consumer.decodedFrames)", timeout: .seconds(15)) { consumer.decodedFrames >= 10 }
         XCTAssertEqual(consumer.buffers.first?.keyframe, true)
         // A wake-up at once and one per change since (only the newest waits while none is read).
-        XCTAssertTrue(waitUntil(5) { wakeUps.all.count >= 1 })
+        eventually("wakeUps.all.count >= 1", timeout: .seconds(5)) { wakeUps.all.count >= 1 }
         let seen = wakeUps.all.count
         subscription.cancel()
         XCTAssertEqual(stream.subscriberCount, 0)
-        XCTAssertTrue(waitUntil(5) { wakeUps.all.count > seen }, "no wake-up for the subscriber leaving")
+        eventually("no wake-up for the subscriber leaving", timeout: .seconds(5)) { wakeUps.all.count > seen }
         XCTAssertEqual(source.errors, [])
     }
 
@@ -250,7 +249,7 @@ final class EncodedStreamTests: XCTestCase {
         let messages = consumer.pipeline.messages(on: bus.context)
         try consumer.play()
         let subscription = try source.stream.subscribe(consumer.source, name: "c")
-        XCTAssertTrue(waitUntil(10) { consumer.decodedFrames >= 5 })
+        eventually("consumer.decodedFrames >= 5", timeout: .seconds(10)) { consumer.decodedFrames >= 5 }
         source.stream.close()
         XCTAssertEqual(subscription.end, .streamClosed)
         XCTAssertEqual(source.stream.subscriberCount, 0)

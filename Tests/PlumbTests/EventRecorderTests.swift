@@ -31,8 +31,7 @@ final class EventRecorderTests: XCTestCase {
         let elementsBefore = await session.elementCount
         let output = recorder.output()
         try await session.attach(output)
-        let full = await waitUntil(timeout: .seconds(30)) { recorder.status.ringSeconds >= 1 }
-        XCTAssertTrue(full, "\(recorder.status)")
+        await eventually("\(recorder.status)", timeout: .seconds(30)) { recorder.status.ringSeconds >= 1 }
         let trigger = try recorder.trigger { (target, temporary) }
         XCTAssertFalse(trigger.extended)
         XCTAssertGreaterThanOrEqual(trigger.facts.preRecordedSeconds, 1 - 1.0 / 30)
@@ -77,25 +76,22 @@ final class EventRecorderTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 160, height: 120), rate: FrameRate(30))
         let output = recorder.output()
         try await session.attach(output)
-        let ready = await waitUntil(timeout: .seconds(30)) { recorder.status.ringSeconds >= 0.5 }
-        XCTAssertTrue(ready)
+        await eventually("recorder.status.ringSeconds >= 0.5", timeout: .seconds(30)) { recorder.status.ringSeconds >= 0.5 }
         func clip(_ n: Int) async throws {
             let name = "event-\(n).mp4"
             _ = try recorder.trigger(postSeconds: 0) {
                 (dir.appendingPathComponent(name), dir.appendingPathComponent(EventRecorder.temporaryPrefix + name))
             }
-            let finished = await waitUntil(timeout: .seconds(30)) { done.withLock { $0.count } == n }
-            XCTAssertTrue(finished, "clip \(n)")
+            await eventually("clip \(n) to finish", timeout: .seconds(30)) { done.withLock { $0.count } == n }
         }
         try await clip(1)  // warm-up: plugins loaded, pools filled
         let wrappers = LiveCounts.liveObjectWrappers, watches = LiveCounts.liveBusWatches, threads = threadCount
         for n in 2...6 { try await clip(n) }
-        let settled = await waitUntil(timeout: .seconds(10)) {
+        await eventually("nothing left behind after 5 clips", timeout: .seconds(10)) {
             LiveCounts.liveObjectWrappers <= wrappers && LiveCounts.liveBusWatches <= watches && threadCount <= threads + 1
         }
         print("event-clip-leaks: wrappers \(wrappers) -> \(LiveCounts.liveObjectWrappers), bus watches \(watches) -> "
               + "\(LiveCounts.liveBusWatches), threads \(threads) -> \(threadCount)")
-        XCTAssertTrue(settled, "something stayed behind after 5 clips")
         XCTAssertEqual(done.withLock { $0.map(\.state) }, Array(repeating: "finished", count: 6))
         for n in 1...6 {
             XCTAssertGreaterThan(try IndependentReaders.ffprobeFrameCount(dir.appendingPathComponent("event-\(n).mp4").path), 0)

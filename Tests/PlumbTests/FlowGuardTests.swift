@@ -53,7 +53,7 @@ final class FlowGuardTests: XCTestCase {
             if case .error(let e) = message, e.sourceName == "src" { stopped.value.store(1, ordering: .relaxed) }
         }
         try pipeline.setState(.playing)
-        try await Task.sleep(for: .seconds(seconds))
+        try await Task.sleep(for: .seconds(seconds))  // the thing tested: the pipeline runs this long
         try pipeline.setState(.null)
         watch.cancel()
         context.stop()

@@ -32,7 +32,7 @@ final class HardwareEncoderTests: XCTestCase {
         let recording = try await session.startRecording(to: dir.appendingPathComponent(name), codec: codec,
                                                          options: options)
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .seconds(seconds))
+        try await Task.sleep(for: .seconds(seconds))  // a recording of a known length, checked against its file
         let facts = try await recording.stop()
         await session.close()
         return (recording, facts)
@@ -126,12 +126,12 @@ final class HardwareEncoderTests: XCTestCase {
         addTeardownBlock { source.stop() }
         XCTAssertEqual(source.branch.choice.encoder, "v4l2h264enc")
         try source.start()
-        XCTAssertTrue(waitUntil(10) { source.frameCount >= 45 })
+        eventually("source.frameCount >= 45", timeout: .seconds(10)) { source.frameCount >= 45 }
         let consumer = try EncodedStreamTests.Consumer()
         defer { consumer.stop() }
         try consumer.play()
         try source.stream.subscribe(consumer.source, name: "late")
-        XCTAssertTrue(waitUntil(15) { consumer.decodedFrames >= 10 }, "decoded \(consumer.decodedFrames)")
+        eventually("decoded \(consumer.decodedFrames)", timeout: .seconds(15)) { consumer.decodedFrames >= 10 }
         XCTAssertEqual(consumer.buffers.first?.keyframe, true, "the join did not start on a keyframe")
     }
 
@@ -147,9 +147,11 @@ final class HardwareEncoderTests: XCTestCase {
         options.keyframeInterval = 3000
         let recording = try await session.startRecording(to: dir.appendingPathComponent("split.mp4"), options: options)
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(500))
+        await eventually("15 frames recorded before the turn") { recording.progress.frames >= 15 }
         await session.setRotation(.degrees90)
-        try await Task.sleep(for: .milliseconds(800))
+        await eventually("a second file after the turn") { recording.segments.count == 2 }
+        let framesAtSplit = recording.progress.frames
+        await eventually("24 frames recorded after the turn") { recording.progress.frames >= framesAtSplit + 24 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(facts.encoder, "v4l2h264enc")
@@ -248,7 +250,7 @@ final class JPEGDecoderChoiceTests: XCTestCase {
             return .ok
         }
         try pipeline.setState(.playing)
-        XCTAssertTrue(waitUntil(10) { frames.value == 10 }, "decoded \(frames.value)")
+        eventually("decoded \(frames.value)", timeout: .seconds(10)) { frames.value == 10 }
     }
 }
 
@@ -277,7 +279,7 @@ final class EncoderRunningFailureTests: XCTestCase {
         try await session.waitForFrames(5)  // the camera kept running
         let next = try await session.startRecording(to: dir.appendingPathComponent("next.mp4"))
         _ = try await next.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(500))
+        await eventually("15 frames recorded") { next.progress.frames >= 15 }
         let facts = try await next.stop()
         XCTAssertEqual(facts.encoder, "x264enc")
         XCTAssertEqual(facts.encoderFallback, true)

@@ -34,7 +34,7 @@ final class LibcameraTests: XCTestCase {
         let dir = try temporaryDirectory(self)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("pi.mp4"))
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .seconds(1))
+        await eventually("30 frames recorded") { recording.progress.frames >= 30 }
         let facts = try await recording.stop()
         await session.close()
         let video = try ProbedVideo(recording.url)

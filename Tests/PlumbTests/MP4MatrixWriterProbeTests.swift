@@ -48,7 +48,7 @@ final class MP4MatrixWriterProbeTests: XCTestCase {
     }
 
     func testRecordingsCarryTheAngleInEveryMuxerMode() async throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         for mode in Self.modes {
             for angle in RotationAngle.allCases {
                 let label = "\(mode.name) at \(angle)"
@@ -73,7 +73,7 @@ final class MP4MatrixWriterProbeTests: XCTestCase {
     /// A fragmented recording cut without EOS (as by a power cut) keeps its first header, which
     /// already carries the angle.
     func testAFragmentedRecordingCutShortIsAlreadyOriented() async throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         for (mode, properties) in [("dash", "fragment-duration=200"),
                                    ("finalise", "fragment-duration=200 fragment-mode=first-moov-then-finalise")] {
             let path = dir.appendingPathComponent("\(mode)-cut.mp4").path
@@ -82,9 +82,9 @@ final class MP4MatrixWriterProbeTests: XCTestCase {
             try writer.install(on: XCTUnwrap(pipeline.element(named: "mux")))
             try pipeline.setState(.playing)
             // Wait for a few fragments on disk, then stop without EOS: the muxer never finalises.
-            let written = await waitUntil { ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int ?? 0)
-                > 40_000 }
-            XCTAssertTrue(written)
+            await eventually("40 kB of fragments in \(path)") {
+                ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int ?? 0) > 40_000
+            }
             try pipeline.setState(.null)
             XCTAssertEqual(writer.statistics.headers, 1, "only the first header was pushed, \(mode)")
             let info = try MP4File.inspect(path: path)
@@ -99,7 +99,7 @@ final class MP4MatrixWriterProbeTests: XCTestCase {
     /// The streamheader in the muxer's caps holds a second reference to the final header:
     /// the probe must write into a copy and hand the copy on, never into the shared buffer.
     func testASharedHeaderBufferIsCopiedAndTheCopyTravelsOn() async throws {
-        let path = try makeTemporaryDirectory(self).appendingPathComponent("shared.mp4").path
+        let path = try temporaryDirectory(self).appendingPathComponent("shared.mp4").path
         let pipeline = try Pipeline.parse(description(path, muxer: ""))
         let mux = try XCTUnwrap(pipeline.element(named: "mux"))
         let writer = MP4MatrixWriter.Probe(rotation: .degrees90)

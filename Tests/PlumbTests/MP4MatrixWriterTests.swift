@@ -9,7 +9,7 @@ import PlumbRotation
 /// with the default movie options (the MP4 track matrix writer is on by default).
 final class MP4MatrixWriterTests: XCTestCase {
     func testSessionRecordingsCarryTheLatchedAngle() async throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240))
         var options = RecordingOptions()
         XCTAssertTrue(options.matrixWriter is MP4MatrixWriter, "on by default")

@@ -59,8 +59,7 @@ final class OnDemandPreviewTests: XCTestCase {
             let viewer = try Viewer()
             try viewer.consumer.play()
             let subscription = try stream.subscribe(viewer.consumer.source, name: "viewer-\(round)")
-            XCTAssertTrue(waitUntil(15) { viewer.consumer.decodedFrames >= 30 },
-                          "round \(round): decoded \(viewer.consumer.decodedFrames)")
+            await eventually("round \(round): decoded \(viewer.consumer.decodedFrames)", timeout: .seconds(15)) { viewer.consumer.decodedFrames >= 30 }
             XCTAssertEqual(preview.state, .running)
             let encoderWhileWatched = await hasEncoder(session)
             XCTAssertTrue(encoderWhileWatched)
@@ -72,14 +71,9 @@ final class OnDemandPreviewTests: XCTestCase {
             let left = Date()
             subscription.cancel()
             viewer.consumer.stop()
-            XCTAssertTrue(waitUntil(15) { preview.state == .idle }, "round \(round): still \(preview.state)")
+            await eventually("round \(round): still \(preview.state)", timeout: .seconds(15)) { preview.state == .idle }
             XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(left), 0.9, "stopped before the 1 s linger")
-            var encoderAfter = true
-            for _ in 0..<50 where encoderAfter {
-                encoderAfter = await hasEncoder(session)
-                if encoderAfter { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            XCTAssertFalse(encoderAfter, "round \(round): the encoder element is still in the pipeline")
+            await eventually("round \(round): the encoder element out of the pipeline") { await !hasEncoder(session) }
             XCTAssertEqual(preview.statistics, .init(state: .idle, starts: round, stops: round, failures: 0))
             // Nothing is encoded any more.
             let frames = stream.statistics.frames
@@ -109,10 +103,10 @@ final class OnDemandPreviewTests: XCTestCase {
         let first = try Viewer()
         try first.consumer.play()
         let subscription = try stream.subscribe(first.consumer.source, name: "first")
-        XCTAssertTrue(waitUntil(15) { first.consumer.decodedFrames >= 10 })
+        await eventually("first.consumer.decodedFrames >= 10", timeout: .seconds(15)) { first.consumer.decodedFrames >= 10 }
         subscription.cancel()
         first.consumer.stop()
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // the thing tested: a return a while into the linger
         let again = try Viewer()
         try again.consumer.play()
         let back = try stream.subscribe(again.consumer.source, name: "again")
@@ -120,10 +114,10 @@ final class OnDemandPreviewTests: XCTestCase {
             back.cancel()
             again.consumer.stop()
         }
-        XCTAssertTrue(waitUntil(15) { again.consumer.decodedFrames >= 10 })
+        await eventually("again.consumer.decodedFrames >= 10", timeout: .seconds(15)) { again.consumer.decodedFrames >= 10 }
         XCTAssertEqual(again.consumer.buffers.first?.keyframe, true, "a returning subscriber starts on a keyframe too")
         // Past the first linger's end: still running, started once.
-        try await Task.sleep(for: .seconds(4))
+        try await Task.sleep(for: .seconds(4))  // the thing tested: nothing stops it over the first linger's end
         XCTAssertEqual(preview.statistics, .init(state: .running, starts: 1, stops: 0, failures: 0))
         await preview.stop()
     }
@@ -136,8 +130,8 @@ final class OnDemandPreviewTests: XCTestCase {
         await preview.start()
         try await preview.use(session, encoding: PreviewEncoding())
         XCTAssertEqual(preview.state, .running)
-        XCTAssertTrue(waitUntil(10) { stream.statistics.frames >= 30 })
-        try await Task.sleep(for: .milliseconds(1500))
+        await eventually("stream.statistics.frames >= 30", timeout: .seconds(10)) { stream.statistics.frames >= 30 }
+        try await Task.sleep(for: .milliseconds(1500))  // the thing tested: it stays running with nobody subscribed
         XCTAssertEqual(preview.statistics, .init(state: .running, starts: 1, stops: 0, failures: 0))
         await preview.stop()
     }

@@ -185,9 +185,11 @@ final class PhotoOutputTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("during.mp4"))
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(300))
+        let framesBefore = recording.progress.frames
+        await eventually("9 more frames recorded (\(recording.progress.frames - framesBefore))") { recording.progress.frames >= framesBefore + 9 }
         let photo = try await session.takePhoto(location: GeoLocation(latitude: 1, longitude: 2))
-        try await Task.sleep(for: .milliseconds(300))
+        let framesAtPhoto = recording.progress.frames
+        await eventually("9 more frames recorded after the photo") { recording.progress.frames >= framesAtPhoto + 9 }
         let facts = try await recording.stop()
         await session.close()
 

@@ -35,7 +35,8 @@ final class PixelClockTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(.clock), size: size)
         let file = folder.appendingPathComponent("clock.mp4")
         let recording = try await session.startRecording(to: file)
-        try await Task.sleep(for: .seconds(1))
+        _ = try await recording.firstFrameTime()
+        await eventually("30 frames recorded") { recording.progress.frames >= 30 }
         _ = try await recording.stop()
         await session.close()
         let after = PixelClock.now()

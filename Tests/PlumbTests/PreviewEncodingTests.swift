@@ -17,11 +17,11 @@ final class PreviewEncodingTests: XCTestCase {
         let source = try PreviewTestSource(encoding: PreviewEncoding(keyframeInterval: 30, canvas: canvas))
         defer { source.stop() }
         try source.start()
-        XCTAssertTrue(waitUntil(10) { source.stream.statistics.frames >= 5 })
+        eventually("source.stream.statistics.frames >= 5", timeout: .seconds(10)) { source.stream.statistics.frames >= 5 }
         let before = size(of: source.stream.caps)
         try source.apply(rotation: .degrees90)
         let framesAtTurn = source.stream.statistics.frames
-        XCTAssertTrue(waitUntil(10) { source.stream.statistics.frames >= framesAtTurn + 15 })
+        eventually("source.stream.statistics.frames >= framesAtTurn + 15", timeout: .seconds(10)) { source.stream.statistics.frames >= framesAtTurn + 15 }
         let after = size(of: source.stream.caps)
         XCTAssertEqual(source.errors, [])
         return (before, after)

@@ -93,13 +93,3 @@ extension ProcessResult {
     var reachedEOS: Bool { stdout.contains("Got EOS from element") }
 }
 
-/// Waits (polling, bounded) until `condition` holds.
-func waitUntil(_ timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() >= deadline { return false }
-        usleep(20_000)
-    }
-    return true
-}
-

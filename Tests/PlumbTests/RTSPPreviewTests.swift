@@ -44,7 +44,7 @@ final class RTSPPreviewTests: XCTestCase {
 
     func testEightConcurrentConsumersAllReceiveFramesWhileTheSourceKeepsEveryFrame() throws {
         let rig = try PreviewRig.start(self)
-        XCTAssertTrue(waitUntil(10) { rig.source.frameCount >= 15 })
+        eventually("rig.source.frameCount >= 15", timeout: .seconds(10)) { rig.source.frameCount >= 15 }
         let framesAtStart = rig.source.frameCount
         // Each decodes 300 frames: 10 s of the 30 fps stream, all eight at the same time.
         let consumers = try (0..<8).map { _ in try RTSPConsumer.decoding(rig.url, frames: 300) }
@@ -69,7 +69,7 @@ final class RTSPPreviewTests: XCTestCase {
         let rig = try PreviewRig.start(self, encoding: PreviewEncoding(keyframeInterval: 3000))
         let watcher = try RTSPConsumer.receiving(rig.url)
         defer { _ = watcher.stop() }
-        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 && rig.source.stream.statistics.frames >= 60 })
+        eventually("rig.preview.clientCount == 1 && rig.source.stream.statistics.frames >= 60", timeout: .seconds(15)) { rig.preview.clientCount == 1 && rig.source.stream.statistics.frames >= 60 }
         let keyframesBefore = rig.source.stream.statistics.keyframes
         let start = Date()
         let joiner = try RTSPConsumer.decoding(rig.url, frames: 1)
@@ -88,11 +88,11 @@ final class RTSPPreviewTests: XCTestCase {
         let rig = try PreviewRig.start(self)
         // The one that stays: 240 frames, 8 s.
         let stayer = try RTSPConsumer.decoding(rig.url, frames: 240)
-        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 })
+        eventually("rig.preview.clientCount == 1", timeout: .seconds(15)) { rig.preview.clientCount == 1 }
         let killed = try RTSPConsumer.receiving(rig.url)
         let interrupted = try RTSPConsumer.receiving(rig.url)
         let finisher = try RTSPConsumer.decoding(rig.url, frames: 15)
-        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 4 }, "\(rig.preview.clientCount) clients")
+        eventually("\(rig.preview.clientCount) clients", timeout: .seconds(15)) { rig.preview.clientCount == 4 }
         Thread.sleep(forTimeInterval: 1)
         kill(killed.process.processIdentifier, SIGKILL)  // vanishes without TEARDOWN
         _ = killed.stop()
@@ -101,9 +101,8 @@ final class RTSPPreviewTests: XCTestCase {
         let r = stayer.finish(timeout: 30)
         XCTAssertTrue(r.reachedEOS, "the consumer that stayed did not get its 240 frames: \(r.stderr)")
         // Everyone gone: the shared media goes and its subscription with it ...
-        XCTAssertTrue(waitUntil(20) { rig.preview.clientCount == 0 && rig.preview.activeSubscriptions.isEmpty },
-                      "\(rig.preview.clientCount) clients, \(rig.preview.activeSubscriptions.count) subscriptions")
-        XCTAssertTrue(waitUntil(5) { rig.source.stream.subscriberCount == 0 })
+        eventually("\(rig.preview.clientCount) clients, \(rig.preview.activeSubscriptions.count) subscriptions", timeout: .seconds(20)) { rig.preview.clientCount == 0 && rig.preview.activeSubscriptions.isEmpty }
+        eventually("rig.source.stream.subscriberCount == 0", timeout: .seconds(5)) { rig.source.stream.subscriberCount == 0 }
         // ... and the next consumer gets a new one, at once.
         let next = try RTSPConsumer.decoding(rig.url, frames: 10)
         XCTAssertTrue(next.finish(timeout: 20).reachedEOS)
@@ -121,7 +120,7 @@ final class RTSPPreviewTests: XCTestCase {
     func testFFmpegConsumersOverTCPAndUDPDecodeEveryFrameWithoutAWarning() throws {
         // Scheduled keyframes every 2 s (plumb serve's default), so several fall in each 10 s.
         let rig = try PreviewRig.start(self, encoding: PreviewEncoding(keyframeInterval: 60))
-        XCTAssertTrue(waitUntil(10) { rig.source.frameCount >= 15 })
+        eventually("rig.source.frameCount >= 15", timeout: .seconds(10)) { rig.source.frameCount >= 15 }
         let (viewers, packets, probeWarnings) = try FFmpegViewer.fourConsumers(rig.url)
         for (label, r) in viewers {
             XCTAssertEqual(r.warnings, "", "\(label) warned")
@@ -141,18 +140,17 @@ final class RTSPPreviewTests: XCTestCase {
         let drops = DropLog()
         rig.preview.onConsumerDropped = { drops.append($0) }
         let healthy = try RTSPConsumer.decoding(rig.url, frames: 240)  // 8 s
-        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 })
+        eventually("rig.preview.clientCount == 1", timeout: .seconds(15)) { rig.preview.clientCount == 1 }
         let started = Date()
         let stalled = try StalledRTSPClient(rig.url)
         XCTAssertEqual(rig.preview.clientCount, 2)
         var largestQueue = 0
-        let dropped = waitUntil(2 + 6) {
+        eventually("the drop of the consumer that stopped reading", timeout: .seconds(2 + 6)) {
             let queue = KernelTCPConnection.find(localPort: rig.preview.port, remotePort: stalled.localPort)?.sendQueue ?? 0
             largestQueue = max(largestQueue, queue)
             return !drops.all.isEmpty
         }
         let seconds = Date().timeIntervalSince(started)
-        XCTAssertTrue(dropped, "the consumer that stopped reading was still served after \(seconds) s")
         XCTAssertGreaterThanOrEqual(seconds, 2, "dropped before its data had waited 2 s")
         print("stalled consumer dropped \(String(format: "%.1f", seconds)) s after PLAY; the server's kernel held "
               + "at most \(largestQueue) bytes for it; \(drops.all.first.map { "\($0)" } ?? "")")
@@ -161,13 +159,13 @@ final class RTSPPreviewTests: XCTestCase {
         XCTAssertEqual(drop.address, "127.0.0.1:\(stalled.localPort)")
         XCTAssertGreaterThan(drop.queuedBytes, Int(drop.takenBytes))
         XCTAssertTrue("\(drop)".contains("127.0.0.1:\(stalled.localPort)"), "\(drop)")
-        XCTAssertTrue(waitUntil(5) { rig.preview.clientCount == 1 }, "still \(rig.preview.clientCount) clients")
+        eventually("still \(rig.preview.clientCount) clients", timeout: .seconds(5)) { rig.preview.clientCount == 1 }
         // Bounded: 2 s of a 320x240 preview, not a queue that grows for ever; and freed.
         XCTAssertGreaterThan(largestQueue, 0, "the stalled connection's queue was never seen")
         XCTAssertLessThan(largestQueue, 1 << 20)
-        XCTAssertTrue(waitUntil(5) {
+        eventually("the server still holds data for the dropped consumer", timeout: .seconds(5)) {
             (KernelTCPConnection.find(localPort: rig.preview.port, remotePort: stalled.localPort)?.sendQueue ?? 0) == 0
-        }, "the server still holds data for the dropped consumer")
+        }
         XCTAssertTrue(stalled.waitForServerClose(timeout: 5), "the dropped consumer's connection is still open")
         let r = healthy.finish(timeout: 30)
         XCTAssertTrue(r.reachedEOS, "the healthy consumer did not get its 240 frames: \(r.stderr)")
@@ -192,16 +190,16 @@ final class RTSPPreviewTests: XCTestCase {
     func testStoppingThePreviewDisconnectsConsumersAndTheSourceRunsOn() throws {
         let rig = try PreviewRig.start(self)
         let consumer = try RTSPConsumer.receiving(rig.url)
-        XCTAssertTrue(waitUntil(15) { rig.preview.clientCount == 1 && rig.source.stream.subscriberCount == 1 })
+        eventually("rig.preview.clientCount == 1 && rig.source.stream.subscriberCount == 1", timeout: .seconds(15)) { rig.preview.clientCount == 1 && rig.source.stream.subscriberCount == 1 }
         let subscription = try XCTUnwrap(rig.preview.activeSubscriptions.first)
         rig.preview.stop()
-        XCTAssertTrue(waitUntil(15) { !consumer.isRunning }, "the consumer was not disconnected (server clients: \(rig.preview.clientCount))")
+        eventually("the consumer was not disconnected (server clients: \(rig.preview.clientCount))", timeout: .seconds(15)) { !consumer.isRunning }
         _ = consumer.stop()
         // The media goes with its last consumer, and its subscription with it.
-        XCTAssertTrue(waitUntil(10) { rig.source.stream.subscriberCount == 0 && rig.preview.activeSubscriptions.isEmpty })
+        eventually("rig.source.stream.subscriberCount == 0 && rig.preview.activeSubscriptions.isEmpty", timeout: .seconds(10)) { rig.source.stream.subscriberCount == 0 && rig.preview.activeSubscriptions.isEmpty }
         XCTAssertEqual(subscription.end, .cancelled)
         let frames = rig.source.frameCount
-        XCTAssertTrue(waitUntil(5) { rig.source.frameCount >= frames + 30 }, "the source stopped with the preview")
+        eventually("the source stopped with the preview", timeout: .seconds(5)) { rig.source.frameCount >= frames + 30 }
         assertSourceUndisturbed(rig.source)
     }
 

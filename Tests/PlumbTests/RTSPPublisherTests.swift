@@ -96,7 +96,7 @@ final class RTSPPublisherTests: XCTestCase {
         let log = StateLog(publisher)
         publisher.start()
         // Nobody listens: refused at once, then 0.5 s, 1 s, 2 s between attempts.
-        XCTAssertTrue(waitUntil(15) { log.waits.count >= 3 }, "states: \(log.all)")
+        eventually("states: \(log.all)", timeout: .seconds(15)) { log.waits.count >= 3 }
         XCTAssertEqual(Array(log.waits.prefix(3)), [.milliseconds(500), .seconds(1), .seconds(2)])
         guard case .waiting(_, let failures, let reason) = log.all.last(where: { if case .waiting = $0 { true } else { false } })
         else { return XCTFail("never waited: \(log.all)") }
@@ -105,8 +105,7 @@ final class RTSPPublisherTests: XCTestCase {
         // The server comes: the next attempt connects and frames arrive.
         let server = try RecordServer(port: port)
         defer { server.stop() }
-        XCTAssertTrue(waitUntil(20) { publisher.state == .connected && server.decodedFrames >= 15 },
-                      "state \(publisher.state), \(server.decodedFrames) frames decoded; states: \(log.all)")
+        eventually("state \(publisher.state), \(server.decodedFrames) frames decoded; states: \(log.all)", timeout: .seconds(20)) { publisher.state == .connected && server.decodedFrames >= 15 }
         publisher.stop()
         XCTAssertEqual(publisher.state, .stopped)
         XCTAssertEqual(source.errors, [])
@@ -122,24 +121,20 @@ final class RTSPPublisherTests: XCTestCase {
         let publisher = try RTSPPublisher(stream: source.stream, configuration: .init(url: first.url))
         let log = StateLog(publisher)
         publisher.start()
-        XCTAssertTrue(waitUntil(20) { publisher.state == .connected && first.decodedFrames >= 30 },
-                      "state \(publisher.state), \(first.decodedFrames) frames decoded; states: \(log.all)")
+        eventually("state \(publisher.state), \(first.decodedFrames) frames decoded; states: \(log.all)", timeout: .seconds(20)) { publisher.state == .connected && first.decodedFrames >= 30 }
 
         // The server goes away: the publisher notices, tears down and waits.
         first.stop()
-        XCTAssertTrue(waitUntil(20) { if case .waiting = publisher.state { true } else { false } },
-                      "state \(publisher.state); states: \(log.all)")
+        eventually("state \(publisher.state); states: \(log.all)", timeout: .seconds(20)) { if case .waiting = publisher.state { true } else { false } }
         // Capture goes on while the server is away (that it never paused or lost a frame is
         // checked at the end, on the frames' own times, whatever the machine's load).
         let framesWhileDown = source.frameCount
-        XCTAssertTrue(waitUntil(20) { source.frameCount - framesWhileDown > 45 },
-                      "the source stopped while the server was away: \(source.frameCount - framesWhileDown) frames")
+        eventually("the source stopped while the server was away: \(source.frameCount - framesWhileDown) frames", timeout: .seconds(20)) { source.frameCount - framesWhileDown > 45 }
 
         // It comes back on the same port: the publisher reconnects by itself.
         let second = try RecordServer(port: port)
         defer { second.stop() }
-        XCTAssertTrue(waitUntil(30) { publisher.state == .connected && second.decodedFrames >= 30 },
-                      "state \(publisher.state), \(second.decodedFrames) frames decoded; states: \(log.all)")
+        eventually("state \(publisher.state), \(second.decodedFrames) frames decoded; states: \(log.all)", timeout: .seconds(30)) { publisher.state == .connected && second.decodedFrames >= 30 }
         XCTAssertEqual(publisher.connections, 2)
         XCTAssertEqual(log.connectedCount, 2)
         XCTAssertGreaterThanOrEqual(publisher.framesSent, first.decodedFrames + second.decodedFrames,
@@ -162,8 +157,7 @@ final class RTSPPublisherTests: XCTestCase {
         defer { server.stop() }
         let publisher = try RTSPPublisher(stream: source.stream, configuration: .init(url: server.url, transport: .udp))
         publisher.start()
-        XCTAssertTrue(waitUntil(20) { publisher.state == .connected && server.decodedFrames >= 30 },
-                      "state \(publisher.state), \(server.decodedFrames) frames decoded")
+        eventually("state \(publisher.state), \(server.decodedFrames) frames decoded", timeout: .seconds(20)) { publisher.state == .connected && server.decodedFrames >= 30 }
         publisher.stop()
         XCTAssertEqual(publisher.state, .stopped)
         XCTAssertEqual(source.stream.subscriberCount, 0, "a stopped publisher lets go of its subscription")

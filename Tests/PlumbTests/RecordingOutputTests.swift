@@ -25,7 +25,8 @@ final class RecordingOutputTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga, rate: FrameRate(30))
         let recording = try await session.startRecording(to: dir.appendingPathComponent("one.mp4"))
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .seconds(1))
+        let framesBefore = recording.progress.frames
+        await eventually("30 more frames recorded (\(recording.progress.frames - framesBefore))") { recording.progress.frames >= framesBefore + 30 }
         let facts = try await recording.stop()
         let framesAtStop = await session.frameCount
         try await session.waitForFrames(5)
@@ -69,7 +70,8 @@ final class RecordingOutputTests: XCTestCase {
         let recording = try await session.startRecording(to: dir.appendingPathComponent("hevc.mp4"), codec: .h265)
         XCTAssertEqual(recording.codec, .h265)
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(500))
+        let framesBefore = recording.progress.frames
+        await eventually("15 more frames recorded (\(recording.progress.frames - framesBefore))") { recording.progress.frames >= framesBefore + 15 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(facts.codec, "h265")
@@ -128,7 +130,7 @@ final class RecordingOutputTests: XCTestCase {
         let rate = FrameRate(30)
         let session = try await CaptureSession.open(.testPattern(), size: qvga, rate: rate)
         for i in 0..<5 {
-            try await Task.sleep(for: .milliseconds(50 + 37 * i))  // requests at varying phases
+            try await Task.sleep(for: .milliseconds(50 + 37 * i))  // the thing tested: requests at varying phases of the frame clock
             let recording = try await session.startRecording(to: dir.appendingPathComponent("start\(i).mp4"))
             let first = try await recording.firstFrameTime()
             let request = try XCTUnwrap(recording.requestTime)
@@ -168,7 +170,8 @@ final class RecordingOutputTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("closed.mp4"))
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(400))
+        let framesBefore = recording.progress.frames
+        await eventually("12 more frames recorded (\(recording.progress.frames - framesBefore))") { recording.progress.frames >= framesBefore + 12 }
         await session.close()
         let facts = try await recording.stop()
         let probe = try XCTUnwrap(Probe.read(recording.url))

@@ -39,12 +39,12 @@ final class ScanOutputTests: XCTestCase {
         let output = try ScanOutput(options: options)
         let recorder = Recorder(output.detections)
         try await session.attach(output)
-        let scanned = await waitUntil(timeout: .seconds(60)) { output.framesScanned >= frames }
-        XCTAssertTrue(scanned, "only \(output.framesScanned) frames scanned")
+        await eventually("\(frames) frames scanned (\(output.framesScanned) so far)", timeout: .seconds(60)) {
+            output.framesScanned >= frames
+        }
         try await session.detach(output)
         // The stream ends with the branch: everything reported is in.
-        let finished = await waitUntil(timeout: .seconds(10)) { recorder.isFinished }
-        XCTAssertTrue(finished, "detections did not end at detach")
+        await eventually("detections did not end at detach", timeout: .seconds(10)) { recorder.isFinished }
         return recorder.all
     }
 
@@ -281,18 +281,15 @@ final class ScanOutputTests: XCTestCase {
             let output = try ScanOutput(options: ScanOptions(types: [.qr], rate: 30, forgetAfter: forget))
             let recorder = Recorder(output.detections)
             try await session.attach(output)
-            let first = await recorder.wait(timeout: .seconds(30)) { $0.count == 1 }
-            XCTAssertTrue(first)
+            await recorder.wait(timeout: .seconds(30)) { $0.count == 1 }
             try await session.setZoom(8, centerX: 1, centerY: 1)
             let away = output.framesScanned
-            let gone = await waitUntil(timeout: .seconds(30)) { output.framesScanned >= away + 15 }
-            XCTAssertTrue(gone)
+            await eventually("output.framesScanned >= away + 15", timeout: .seconds(30)) { output.framesScanned >= away + 15 }
             try await session.setZoom(1)
             let back = output.framesScanned
-            let returned = await waitUntil(timeout: .seconds(30)) { output.framesScanned >= back + 15 }
-            XCTAssertTrue(returned)
+            await eventually("output.framesScanned >= back + 15", timeout: .seconds(30)) { output.framesScanned >= back + 15 }
             try await session.detach(output)
-            _ = await waitUntil(timeout: .seconds(10)) { recorder.isFinished }
+            await eventually("recorder.isFinished", timeout: .seconds(10)) { recorder.isFinished }
             XCTAssertEqual(recorder.all.count, expected, "forget after \(forget): \(recorder.all.map(\.jsonLine))")
         }
     }

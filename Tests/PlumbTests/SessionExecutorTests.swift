@@ -102,7 +102,7 @@ final class SessionExecutorTests: XCTestCase {
         let tid = await actor.threadID()
         XCTAssertNotEqual(tid, currentThreadID())
         let before = try XCTUnwrap(cpuTicks(of: tid))
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // the thing tested: CPU over an idle second
         let after = try XCTUnwrap(cpuTicks(of: tid))
         // A polling loop would burn most of a second (100 ticks); a sleeping one, none.
         XCTAssertLessThanOrEqual(after - before, 2, "the idle executor thread used CPU: it polls")

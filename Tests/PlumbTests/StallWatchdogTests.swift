@@ -17,8 +17,7 @@ final class StallWatchdogTests: XCTestCase {
         let watch = Task {
             await StallWatchdog(limit: .seconds(30)).watch(session) { n in counts.withLock { $0.append(n) } }
         }
-        let counted = await waitUntil(timeout: .seconds(30)) { counts.withLock { $0.count } >= 3 }
-        XCTAssertTrue(counted, "\(counts.withLock { $0 })")
+        await eventually("\(counts.withLock { $0 })", timeout: .seconds(30)) { counts.withLock { $0.count } >= 3 }
         watch.cancel()
         let result = await watch.value
         XCTAssertNil(result, "a cancelled watch reports nothing")
@@ -67,8 +66,7 @@ final class StallWatchdogTests: XCTestCase {
             return result
         }
         // 4 s of the camera's frames (timeout: a guard against hangs only).
-        let ran = await waitUntil(timeout: .seconds(60)) { seen.load(ordering: .relaxed) >= 40 }
-        XCTAssertTrue(ran, "the camera ran: \(seen.load(ordering: .relaxed)) frames")
+        await eventually("the camera ran: \(seen.load(ordering: .relaxed)) frames", timeout: .seconds(60)) { seen.load(ordering: .relaxed) >= 40 }
         XCTAssertFalse(ended.load(ordering: .relaxed), "a slow camera was taken for a stalled one")
         // Now nothing at all.
         let block = pad.addProbe([.block, .buffer]) { _ in .ok }

@@ -9,7 +9,7 @@ import XCTest
 /// the time-out.
 final class ThumbnailTests: XCTestCase {
     func testAGoodRecordingAndStillGiveAJPEG() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
         try MuxedRecording.mp4(movie, muxer: "fragment-duration=500 fragment-mode=first-moov-then-finalise")
         let still = dir.appendingPathComponent("still.jpg").path
@@ -29,7 +29,7 @@ final class ThumbnailTests: XCTestCase {
     /// without a movie header, for recordings and stills; each run a few times (the 15 s waits came now for one file, now for
     /// another). The time-out is 120 s: a wait that sits it out fails the test by its error.
     func testDamagedFilesFailWithTheirReasonNotTheTimeOut() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectory(self)
         let movie = dir.appendingPathComponent("movie.mp4").path
         try MuxedRecording.mp4(movie, muxer: "fragment-duration=500 fragment-mode=first-moov-then-finalise", frames: 60)
         let fragmented = dir.appendingPathComponent("fragmented.mp4").path

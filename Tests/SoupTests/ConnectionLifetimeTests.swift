@@ -1,3 +1,4 @@
+import PlumbTestSupport
 import Foundation
 import GLib
 import Soup
@@ -15,14 +16,14 @@ final class ConnectionLifetimeTests: XCTestCase {
     }
 
     func testThousandsOfRequestsOfEveryKindLeaveNoDescriptorOrMemoryBehind() async throws {
-        let dir = try TemporaryDirectory()
+        let dir = try temporaryDirectory(self, "plumb-soup")
         let fileSize = 200_000
-        try Data((0..<fileSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir.path("clip.mp4")))
+        try Data((0..<fileSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir.appendingPathComponent("clip.mp4").path))
         let channel = EventChannel(heartbeat: .seconds(60))
         var router = Router()
         router.get("/status") { _ in .json(["state": "running"]) }
         router.post("/photo") { request in .bytes(request.body, contentType: "image/jpeg") }
-        router.get("/recordings/{name}") { request in .file(dir.path(request.parameters["name"]!), contentType: "video/mp4") }
+        router.get("/recordings/{name}") { request in .file(dir.appendingPathComponent(request.parameters["name"]!).path, contentType: "video/mp4") }
         router.get("/events") { _ in channel.response() }
         let s = try await TestServer(router).start()
         addTeardownBlock { await s.stop() }
@@ -136,7 +137,7 @@ final class ConnectionLifetimeTests: XCTestCase {
                                 while clock.now - opened < .seconds(8), c.isOpenForWriting() {
                                     try? c.send("X-Line-\(line): a\r\n")
                                     line += 1
-                                    usleep(100_000)
+                                    usleep(100_000)  // a slow client: one header line every 100 ms
                                 }
                             default:
                                 break
@@ -165,10 +166,10 @@ final class ConnectionLifetimeTests: XCTestCase {
     /// A response the client does not take is dropped after the send timeout; a slow
     /// but steady reader is not.
     func testAResponseTheClientStopsReadingIsDroppedAfterTheSendTimeout() async throws {
-        let dir = try TemporaryDirectory()
-        try Data(count: 16 << 20).write(to: URL(fileURLWithPath: dir.path("big.bin")))
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        try Data(count: 16 << 20).write(to: URL(fileURLWithPath: dir.appendingPathComponent("big.bin").path))
         var router = Router()
-        router.get("/big") { _ in .file(dir.path("big.bin")) }
+        router.get("/big") { _ in .file(dir.appendingPathComponent("big.bin").path) }
         var options = HTTPServer.Options()
         options.sendTimeout = .seconds(1)
         let s = try await TestServer(router, options: options).start()
@@ -182,7 +183,7 @@ final class ConnectionLifetimeTests: XCTestCase {
             setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             try c.send("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = try c.readHead()
-            usleep(3_000_000)
+            usleep(3_000_000)  // the thing tested: a client that stops reading this long
             // Then reads on: the body ends early (the server dropped it).
             var received = c.takeBuffered().count
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -206,7 +207,7 @@ final class ConnectionLifetimeTests: XCTestCase {
                     total += n
                 }
                 if chunk == 0 { break }
-                usleep(300_000)
+                usleep(300_000)  // a slow reader, paced
             }
             return (received, total)
         }

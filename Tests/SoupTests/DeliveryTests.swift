@@ -1,3 +1,4 @@
+import PlumbTestSupport
 import Foundation
 import GLib
 import Soup
@@ -15,8 +16,8 @@ final class DeliveryTests: XCTestCase {
     }
 
     func testOnFinishedSaysWhetherTheClientGotTheWholeResponse() async throws {
-        let dir = try TemporaryDirectory()
-        let small = dir.path("small.bin"), big = dir.path("big.bin")
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        let small = dir.appendingPathComponent("small.bin").path, big = dir.appendingPathComponent("big.bin").path
         try Data(repeating: 7, count: 300_000).write(to: URL(fileURLWithPath: small))
         try Data(count: 32 << 20).write(to: URL(fileURLWithPath: big))
         let outcomes = Outcomes()
@@ -35,7 +36,7 @@ final class DeliveryTests: XCTestCase {
         }
         router.get("/slow") { _ in
             // The client leaves before the answer exists (which this handler makes anyway).
-            try? await Task.sleep(for: .seconds(3))
+            try? await Task.sleep(for: .seconds(3))  // a handler slower than its client
             var response = HTTPResponse.text("too late")
             response.onFinished = { outcomes.add("/slow", $0) }
             return response
@@ -44,7 +45,7 @@ final class DeliveryTests: XCTestCase {
         addTeardownBlock { await s.stop() }
 
         // Taken whole: true, once.
-        let copy = dir.path("copy.bin")
+        let copy = dir.appendingPathComponent("copy.bin").path
         let whole = try await curl([s.url("/small")], saveBodyTo: copy)
         XCTAssertEqual(whole.status, 200, whole.stderr)
         await eventually("the small file's outcome") { outcomes["/small"] == [true] }
@@ -54,9 +55,9 @@ final class DeliveryTests: XCTestCase {
         await eventually("the bytes' outcome") { outcomes["/bytes"] == [true] }
 
         // Abandoned half-way (256 KiB/s of 32 MiB, then the client is killed): false, once.
-        let client = try ChildProcess("/usr/bin/curl", ["-sS", "--limit-rate", "256k", "-o", dir.path("partial"), s.url("/big")])
+        let client = try ChildProcess("/usr/bin/curl", ["-sS", "--limit-rate", "256k", "-o", dir.appendingPathComponent("partial").path, s.url("/big")])
         await eventually("the download started") {
-            ((try? FileManager.default.attributesOfItem(atPath: dir.path("partial"))[.size] as? Int) ?? 0) > 100_000
+            ((try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("partial").path)[.size] as? Int) ?? 0) > 100_000
         }
         XCTAssertEqual(outcomes["/big"], [], "nothing is reported while the body is being sent")
         client.terminate()

@@ -169,9 +169,9 @@ final class HTTPServerTests: XCTestCase {
         options.maxRequestBodyBytes = 1000
         let s = try await TestServer(statusRouter(), options: options).start()
         addTeardownBlock { await s.stop() }
-        let dir = try TemporaryDirectory()
-        try Data(count: 5000).write(to: URL(fileURLWithPath: dir.path("big")))
-        let big = try await curl(["-X", "PUT", "--data-binary", "@" + dir.path("big"), s.url("/echo/x")])
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        try Data(count: 5000).write(to: URL(fileURLWithPath: dir.appendingPathComponent("big").path))
+        let big = try await curl(["-X", "PUT", "--data-binary", "@" + dir.appendingPathComponent("big").path, s.url("/echo/x")])
         XCTAssertEqual(big.status, 413)
         XCTAssertTrue(try XCTUnwrap(big.json()["error"] as? String).contains("at most 1000 bytes"))
         let small = try await curl(["-X", "PUT", "--data-binary", "fits", s.url("/echo/x")])
@@ -335,7 +335,7 @@ final class HTTPServerTests: XCTestCase {
         router.post("/slow") { _ in
             started.withLock { $0 = true }
             do {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: .seconds(60))  // a handler that runs until cancelled
             } catch {
                 cancelled.withLock { $0 = true }
                 throw error
@@ -366,7 +366,7 @@ final class HTTPServerTests: XCTestCase {
         var router = statusRouter()
         router.get("/events") { _ in channel.response() }
         router.get("/forever") { _ in
-            try await Task.sleep(for: .seconds(3600))
+            try await Task.sleep(for: .seconds(3600))  // a handler that never answers
             return .text("never")
         }
 

@@ -1,3 +1,4 @@
+import PlumbTestSupport
 import Foundation
 import GLib
 @testable import Soup

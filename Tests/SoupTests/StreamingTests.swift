@@ -1,3 +1,4 @@
+import PlumbTestSupport
 import Foundation
 import GLib
 import Soup
@@ -12,9 +13,9 @@ final class StreamingTests: XCTestCase {
         router.get("/ok") { _ in .text("ok") }
         let s = try await TestServer(router).start()
         addTeardownBlock { await s.stop() }
-        let dir = try TemporaryDirectory()
-        let output = dir.url.appendingPathComponent("events")
-        let headers = dir.path("headers")
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        let output = dir.appendingPathComponent("events")
+        let headers = dir.appendingPathComponent("headers").path
 
         let client = try ChildProcess("/usr/bin/curl", ["-sS", "-N", "-D", headers, s.url("/events")], stdout: output)
         await eventually("curl subscribed") { channel.subscriberCount == 1 }
@@ -64,11 +65,11 @@ final class StreamingTests: XCTestCase {
         router.get("/events") { _ in channel.response() }
         let s = try await TestServer(router).start()
         addTeardownBlock { await s.stop() }
-        let dir = try TemporaryDirectory()
+        let dir = try temporaryDirectory(self, "plumb-soup")
 
         var clients: [(ChildProcess, URL)] = []
         for i in 0..<5 {
-            let out = dir.url.appendingPathComponent("events\(i)")
+            let out = dir.appendingPathComponent("events\(i)")
             clients.append((try ChildProcess("/usr/bin/curl", ["-sS", "-N", s.url("/events")], stdout: out), out))
         }
         await eventually("five subscribers") { channel.subscriberCount == 5 }
@@ -89,8 +90,8 @@ final class StreamingTests: XCTestCase {
     }
 
     func testLargeFileDownloadIsStreamedIntact() async throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.path("big.bin")
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        let path = dir.appendingPathComponent("big.bin").path
         // 48 MiB of a pattern that would show any reordered or repeated chunk.
         let size = 48 << 20
         _ = FileManager.default.createFile(atPath: path, contents: nil)
@@ -107,7 +108,7 @@ final class StreamingTests: XCTestCase {
 
         var router = Router()
         router.get("/files/{name}") { request in
-            .file(dir.path(request.parameters["name"]!), contentType: "application/octet-stream")
+            .file(dir.appendingPathComponent(request.parameters["name"]!).path, contentType: "application/octet-stream")
         }
         let s = try await TestServer(router).start()
         addTeardownBlock { await s.stop() }
@@ -116,7 +117,7 @@ final class StreamingTests: XCTestCase {
         // high-water mark (Linux: write 5 to clear_refs), download, read it back.
         try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         let baseline = peakResidentBytes()
-        let copy = dir.path("copy.bin")
+        let copy = dir.appendingPathComponent("copy.bin").path
         let r = try await curl([s.url("/files/big.bin")], saveBodyTo: copy)
         let growth = peakResidentBytes() - baseline
         XCTAssertEqual(r.status, 200, r.stderr)
@@ -139,7 +140,7 @@ final class StreamingTests: XCTestCase {
         XCTAssertEqual(directory.status, 404)
 
         // An empty file is an empty 200.
-        _ = FileManager.default.createFile(atPath: dir.path("empty"), contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("empty").path, contents: Data())
         let empty = try await curl([s.url("/files/empty")])
         XCTAssertEqual(empty.status, 200)
         XCTAssertEqual(empty.headers["Content-Length"], "0")
@@ -150,8 +151,8 @@ final class StreamingTests: XCTestCase {
     /// A client that stops reading a download holds only the server's socket
     /// buffers, and hanging up mid-download ends the exchange.
     func testAbandonedDownloadEndsTheExchange() async throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.path("big.bin")
+        let dir = try temporaryDirectory(self, "plumb-soup")
+        let path = dir.appendingPathComponent("big.bin").path
         try Data(count: 32 << 20).write(to: URL(fileURLWithPath: path))
         var router = Router()
         router.get("/big") { _ in .file(path) }
@@ -159,9 +160,9 @@ final class StreamingTests: XCTestCase {
         addTeardownBlock { await s.stop() }
 
         // 256 KiB/s: the 32 MiB file would take two minutes.
-        let client = try ChildProcess("/usr/bin/curl", ["-sS", "--limit-rate", "256k", "-o", dir.path("partial"), s.url("/big")])
+        let client = try ChildProcess("/usr/bin/curl", ["-sS", "--limit-rate", "256k", "-o", dir.appendingPathComponent("partial").path, s.url("/big")])
         await eventually("the download started") {
-            ((try? FileManager.default.attributesOfItem(atPath: dir.path("partial"))[.size] as? Int) ?? 0) > 100_000
+            ((try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("partial").path)[.size] as? Int) ?? 0) > 100_000
         }
         XCTAssertEqual(s.server.activeExchanges, 1)
         client.terminate()

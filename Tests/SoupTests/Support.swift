@@ -21,17 +21,6 @@ struct CurlResult {
     }
 }
 
-/// A temporary directory removed at the end of the test, also on failure.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-soup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 /// A child process whose exit is awaited without blocking a thread (handlers
 /// under test need the cooperative pool's threads).
 final class ChildProcess: @unchecked Sendable {  // Process is used from one test at a time; exit is signalled once.
@@ -76,11 +65,13 @@ final class ChildProcess: @unchecked Sendable {  // Process is used from one tes
 /// Runs curl once: `-sS`, the body and headers captured, the status from `-w`.
 /// With `saveBodyTo` the body goes to that file and is not read into memory.
 func curl(_ arguments: [String], saveBodyTo: String? = nil) async throws -> CurlResult {
-    let dir = try TemporaryDirectory()
-    let bodyFile = saveBodyTo.map { URL(fileURLWithPath: $0) } ?? dir.url.appendingPathComponent("body")
-    let headerFile = dir.url.appendingPathComponent("headers")
-    let out = dir.url.appendingPathComponent("out")
-    let err = dir.url.appendingPathComponent("err")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-curl-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let bodyFile = saveBodyTo.map { URL(fileURLWithPath: $0) } ?? dir.appendingPathComponent("body")
+    let headerFile = dir.appendingPathComponent("headers")
+    let out = dir.appendingPathComponent("out")
+    let err = dir.appendingPathComponent("err")
     let child = try ChildProcess("/usr/bin/curl",
                                  ["-sS", "--max-time", "30", "-o", bodyFile.path, "-D", headerFile.path,
                                   "-w", "%{http_code}"] + arguments,
@@ -104,19 +95,6 @@ func parseHeaders(_ dump: String) -> HTTPHeaders {
         headers.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
     return headers
-}
-
-/// Waits until `condition` holds, polling; fails after `timeout` (a guard
-/// against hangs, not a performance target).
-func eventually(_ what: String, timeout: Duration = .seconds(20), file: StaticString = #filePath, line: UInt = #line,
-                _ condition: () throws -> Bool) async rethrows {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try condition() { return }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    XCTFail("timed out waiting for \(what)", file: file, line: line)
 }
 
 /// Open file descriptors and threads of this process, from /proc.

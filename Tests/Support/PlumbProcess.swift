@@ -146,11 +146,3 @@ extension Probe {
                       height: stream["height"] as? Int ?? 0, frames: 0, duration: 0), r.stderr)
     }
 }
-
-/// A fresh directory removed when the test ends, pass or fail.
-public func temporaryDirectory(_ test: XCTestCase) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    test.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-    return dir
-}

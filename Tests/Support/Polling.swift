@@ -3,7 +3,7 @@ import Synchronization
 import XCTest
 
 /// A fresh temporary directory, removed when the test ends (also on failure).
-public func makeTemporaryDirectory(_ test: XCTestCase, _ label: String = "plumb") throws -> URL {
+public func temporaryDirectory(_ test: XCTestCase, _ label: String = "plumb-test") throws -> URL {
     let url = FileManager.default.temporaryDirectory
         .appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -34,22 +34,67 @@ public final class Recorder<Element: Sendable>: Sendable {
 
     public func cancel() { task.cancel() }
 
-    /// Waits until `condition` holds for the recorded elements; false on time-out.
+    /// Waits until `condition` holds for the recorded elements; fails the test on time-out.
     @discardableResult
-    public func wait(timeout: Duration = .seconds(10), until condition: ([Element]) -> Bool) async -> Bool {
-        await waitUntil(timeout: timeout) { condition(self.all) }
+    public func wait(_ what: @autoclosure () -> String = "the recorded elements", timeout: Duration = .seconds(20),
+                     file: StaticString = #filePath, line: UInt = #line,
+                     until condition: ([Element]) -> Bool) async -> Bool {
+        await eventually(what(), timeout: timeout, file: file, line: line) { () async -> Bool in condition(self.all) }
     }
 
     deinit { task.cancel() }
 }
 
-/// Polls `condition` every 10 ms; false when `timeout` passes first (a guard against hangs, not a timing check).
-public func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
+/// The deadline of one `eventually`, shared by its blocking and its async form.
+private struct Polling {
+    let deadline: ContinuousClock.Instant
+
+    init(_ timeout: Duration) { deadline = .now + timeout }
+
+    /// False once the deadline has passed: the test fails, saying what it waited for.
+    func mayWaitMore(_ what: () -> String, _ file: StaticString, _ line: UInt) -> Bool {
+        if ContinuousClock.now < deadline { return true }
+        XCTFail("timed out waiting: \(what())", file: file, line: line)
+        return false
     }
-    return condition()
+}
+
+/// Waits until `condition` holds, checking it `every` 10 ms; after `timeout` the test fails
+/// with "timed out waiting: `what`" (a guard against hangs, not a timing check).
+/// Returns whether the condition held.
+@discardableResult
+public func eventually(_ what: @autoclosure () -> String, timeout: Duration = .seconds(20),
+                       every interval: Duration = .milliseconds(10), file: StaticString = #filePath, line: UInt = #line,
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let polling = Polling(timeout)
+    while true {
+        if try await condition() { return true }
+        guard polling.mayWaitMore(what, file, line) else { return false }
+        try? await Task.sleep(for: interval)
+    }
+}
+
+/// `eventually` with a synchronous condition, chosen in async code over the blocking form below
+/// (which would hold a thread of the cooperative pool that the awaited work may need).
+@discardableResult
+public func eventually(_ what: @autoclosure () -> String, timeout: Duration = .seconds(20),
+                       every interval: Duration = .milliseconds(10), file: StaticString = #filePath, line: UInt = #line,
+                       _ condition: () throws -> Bool) async rethrows -> Bool {
+    try await eventually(what(), timeout: timeout, every: interval, file: file, line: line) { () async throws -> Bool in
+        try condition()
+    }
+}
+
+/// `eventually` for synchronous tests: blocks the calling thread between checks.
+@discardableResult
+public func eventually(_ what: @autoclosure () -> String, timeout: Duration = .seconds(20),
+                       every interval: Duration = .milliseconds(10), file: StaticString = #filePath, line: UInt = #line,
+                       _ condition: () throws -> Bool) rethrows -> Bool {
+    let polling = Polling(timeout)
+    while true {
+        if try condition() { return true }
+        guard polling.mayWaitMore(what, file, line) else { return false }
+        let (seconds, attoseconds) = interval.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+    }
 }

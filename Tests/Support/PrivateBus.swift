@@ -7,7 +7,7 @@ public final class PrivateBus {
     private let process = Process()
 
     public init(_ test: XCTestCase) throws {
-        let dir = try makeTemporaryDirectory(test, "dbus")
+        let dir = try temporaryDirectory(test, "dbus")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1",
                              "--address=unix:path=\(dir.path)/bus"]

@@ -50,8 +50,6 @@ public struct PreRecordRing<Payload> {
         return Double(last.time &- first.time) / Double(ClockTime.second)
     }
 
-    public var gopCount: Int { frames.count(where: \.isKeyframe) }
-
     public mutating func append(_ frame: Frame) {
         if frames.isEmpty && !frame.isKeyframe {
             refusedFrames += 1

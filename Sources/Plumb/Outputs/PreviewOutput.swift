@@ -143,9 +143,6 @@ public final class PreviewOutput: CaptureOutput {
     /// in place before the first frame.
     public var firstFrameSize: VideoSize? { state.withLock { $0.firstFrameSize } }
 
-    /// Frames the sink received since the branch was built (not reset by `resetFrames()`).
-    public var framesShown: Int { state.withLock { $0.framesOut } }
-
     /// The size of the last frame the sink got.
     public var lastFrameSize: VideoSize? { state.withLock { $0.lastSize } }
 

@@ -378,9 +378,6 @@ public final class RecordingOutput: CaptureOutput {
     /// When the first frame (a keyframe) reached the muxer, on the wall clock.
     public var firstFrameWrittenAt: Date? { state.withLock { $0.firstDate } }
 
-    /// When the session took the request, on the wall clock.
-    public var requestedAt: Date { state.withLock { $0.requestDate } }
-
     /// The running times of the first and the last frame the muxer got, once it got one.
     public var frameSpan: (first: ClockTime, last: ClockTime)? {
         state.withLock { s in s.firstPTS.flatMap { f in s.lastPTS.map { (f, $0) } } }

@@ -7,9 +7,10 @@ import Synchronization
 /// that does not trickle needs nothing more), and a session id to DELETE when done.
 /// Every viewer is a `WHEPViewer` fed by the one `EncodedStream`.
 ///
-/// A monitor lets go of viewers whose connection failed, that never connected, or from
-/// which nothing has come for `silenceTimeout` (a closed tab sends no RTCP): UDP never
-/// blocks the sender, and the stream's queue limit keeps a slow pipeline from growing.
+/// Viewers whose connection failed, that never connected, or from which nothing has come
+/// for `silenceTimeout` (a closed tab sends no RTCP) end themselves, told by webrtcbin's
+/// connection state and their own deadlines: UDP never blocks the sender, and the
+/// stream's queue limit keeps a slow pipeline from growing.
 public final class WHEPPreview: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// `stun://HOST:PORT` for webrtcbin, or nil for host candidates only (loopback, LAN).
@@ -66,10 +67,9 @@ public final class WHEPPreview: Sendable {
     public let stream: EncodedStream
     private let viewers = Mutex<[String: WHEPViewer]>([:])
     private let opening = Mutex(0)
-    private let monitor = Mutex<Task<Void, Never>?>(nil)
     private let dropped = Mutex(0)
 
-    /// Told of each viewer let go (`.closed` included), from the monitor: only hand off.
+    /// Told of each viewer let go (`.closed` included), from the ending viewer's task: only hand off.
     public let onViewerEnded: (@Sendable (WHEPViewer, WHEPViewer.End) -> Void)?
 
     public init(stream: EncodedStream, configuration: Configuration = Configuration(),
@@ -78,8 +78,6 @@ public final class WHEPPreview: Sendable {
         self.configuration = configuration
         self.onViewerEnded = onViewerEnded
     }
-
-    deinit { monitor.withLock { $0 }?.cancel() }
 
     /// Answers one viewer's offer: the session id and the SDP answer. The negotiation
     /// blocks (ICE gathering) on a thread of its own, never the caller's.
@@ -91,15 +89,17 @@ public final class WHEPPreview: Sendable {
         }
         guard admitted else { throw OpenError.full(configuration.maxViewers) }
         defer { opening.withLock { $0 -= 1 } }
-        startMonitor()
         let id = UUID().uuidString.lowercased()
         let stream = self.stream, stun = configuration.stun, gathering = configuration.gatheringTimeout
+        let limits = WHEPViewer.Limits(connect: configuration.connectTimeout, silence: configuration.silenceTimeout)
+        let onEnd: @Sendable (WHEPViewer, WHEPViewer.End) -> Void = { [weak self] in self?.viewerEnded($0, $1) }
         let (viewer, answer) = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<(WHEPViewer, String), any Error>) in
             let thread = Thread {
                 do {
                     continuation.resume(returning: try WHEPViewer.open(
-                        id: id, offer: offer, stream: stream, stun: stun, gatheringTimeout: gathering))
+                        id: id, offer: offer, stream: stream, stun: stun, gatheringTimeout: gathering,
+                        limits: limits, onEnd: onEnd))
                 } catch let error as GStreamerError {
                     continuation.resume(throwing: OpenError.negotiation(error.message))
                 } catch {
@@ -110,6 +110,7 @@ public final class WHEPPreview: Sendable {
             thread.start()
         }
         viewers.withLock { $0[id] = viewer }
+        if let end = viewer.end { viewerEnded(viewer, end) }  // it ended while answering
         return (id, answer)
     }
 
@@ -122,12 +123,8 @@ public final class WHEPPreview: Sendable {
         return true
     }
 
-    /// Ends every session and the monitor.
+    /// Ends every session.
     public func stop() {
-        monitor.withLock { m in
-            m?.cancel()
-            m = nil
-        }
         let all = viewers.withLock { v in
             defer { v.removeAll() }
             return Array(v.values)
@@ -144,33 +141,16 @@ public final class WHEPPreview: Sendable {
     /// Of which connected (ICE and DTLS up).
     public var connectedCount: Int { viewers.withLock { $0.values.filter(\.isConnected).count } }
 
-    /// Viewers let go by the monitor (failed, never connected, silent) so far.
+    /// Viewers let go for failing, never connecting or falling silent so far.
     public var droppedCount: Int { dropped.withLock { $0 } }
 
     /// The viewer of a session, while it runs.
     public func viewer(_ id: String) -> WHEPViewer? { viewers.withLock { $0[id] } }
 
-    private func startMonitor() {
-        monitor.withLock { m in
-            guard m == nil else { return }
-            m = Task.detached { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(250))
-                    self?.checkViewers()
-                }
-            }
-        }
-    }
-
-    private func checkViewers() {
-        let all = viewers.withLock { Array($0.values) }
-        for viewer in all {
-            guard let end = viewer.check(connectTimeout: configuration.connectTimeout,
-                                         silenceTimeout: configuration.silenceTimeout, stream: stream) else { continue }
-            guard viewers.withLock({ $0.removeValue(forKey: viewer.id) }) != nil else { continue }
-            dropped.withLock { $0 += 1 }
-            viewer.stop(end)
-            onViewerEnded?(viewer, end)
-        }
+    /// A viewer ended itself (failed, never connected, silent, refused).
+    private func viewerEnded(_ viewer: WHEPViewer, _ end: WHEPViewer.End) {
+        guard viewers.withLock({ $0.removeValue(forKey: viewer.id) }) != nil else { return }
+        dropped.withLock { $0 += 1 }
+        onViewerEnded?(viewer, end)
     }
 }

@@ -41,13 +41,26 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
     let pipeline: Pipeline
     let webrtc: Element
     private let subscription: StreamSubscription
+    private weak let stream: EncodedStream?
+    private let limits: Limits
+    private let onEnd: @Sendable (WHEPViewer, End) -> Void
     private let clock = ContinuousClock()
+
+    /// How long a viewer may take to connect, and stay silent once connected.
+    struct Limits: Sendable {
+        var connect: Duration
+        var silence: Duration
+    }
 
     private struct State {
         var lastHeard: ContinuousClock.Instant?
         var connectedAt: ContinuousClock.Instant?
         var end: End?
+        /// Wakes the viewer at its next deadline (to connect, or to have been heard).
+        var timer: Task<Void, Never>?
     }
+
+    private struct WeakViewer: Sendable { weak var viewer: WHEPViewer? }
     private let state: Mutex<State>
 
     /// The viewer's pipeline description; `payload` is the offer's H.264 payload type.
@@ -66,8 +79,12 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
 
     /// Builds and starts the pipeline and answers `offer` (blocking: ICE gathering).
     /// - Returns: the viewer and the SDP answer.
+    /// `limits` bound the time to connect and the silence of a connected viewer; a viewer
+    /// that fails, is refused or passes a limit stops itself and calls `onEnd` (once, on
+    /// a task of its own).
     static func open(id: String, offer: WHEPOffer, stream: EncodedStream, stun: String?,
-                     gatheringTimeout: Duration) throws -> (WHEPViewer, String) {
+                     gatheringTimeout: Duration, limits: Limits,
+                     onEnd: @escaping @Sendable (WHEPViewer, End) -> Void) throws -> (WHEPViewer, String) {
         // webrtcbin matches the stream's H.264 profile to the offer's formats strictly.
         let profile = stream.caps?.structure(at: 0)?.string("profile") ?? "constrained-baseline"
         let payload = offer.payloadType(for: profile)
@@ -76,8 +93,16 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
               let webrtc = pipeline.element(named: "webrtc") else {
             throw CaptureError.invalidArgument("the WHEP viewer pipeline lacks its appsrc or webrtcbin")
         }
-        let subscription = try stream.subscribe(source, name: "whep-\(id)")
-        let viewer = WHEPViewer(id: id, pipeline: pipeline, webrtc: webrtc, subscription: subscription)
+        // The subscription exists before the viewer it would end: a weak link, set just below.
+        let link = Mutex(WeakViewer())
+        let subscription = try stream.subscribe(source, name: "whep-\(id)") { end in
+            guard end != .cancelled else { return }
+            link.withLock { $0.viewer }?.finish(.refused("\(end)"))
+        }
+        let viewer = WHEPViewer(id: id, pipeline: pipeline, webrtc: webrtc, subscription: subscription,
+                                stream: stream, limits: limits, onEnd: onEnd)
+        link.withLock { $0.viewer = viewer }
+        webrtc.onChange(of: "connection-state") { [weak viewer] in viewer?.connectionChanged() }
         do {
             // The viewer's PLI/FIR, as an upstream event, reaches the appsrc and stops there.
             _ = source.staticPad("src")?.addProbe(.eventUpstream) { [weak stream] info in
@@ -93,6 +118,7 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
                     + "let the peer offer H264 \(profile) with packetization-mode=1")
             }
             viewer.listenToTheViewer()
+            viewer.arm(at: viewer.createdAt + limits.connect)
             return (viewer, answer)
         } catch {
             viewer.stop(.closed)
@@ -100,11 +126,15 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
         }
     }
 
-    private init(id: String, pipeline: Pipeline, webrtc: Element, subscription: StreamSubscription) {
+    private init(id: String, pipeline: Pipeline, webrtc: Element, subscription: StreamSubscription,
+                 stream: EncodedStream, limits: Limits, onEnd: @escaping @Sendable (WHEPViewer, End) -> Void) {
         self.id = id
         self.pipeline = pipeline
         self.webrtc = webrtc
         self.subscription = subscription
+        self.stream = stream
+        self.limits = limits
+        self.onEnd = onEnd
         createdAt = clock.now
         state = Mutex(State())
     }
@@ -123,45 +153,77 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Frames pushed to this viewer so far.
-    public var framesDelivered: Int { subscription.statistics.delivered }
-
     public var isConnected: Bool { state.withLock { $0.connectedAt != nil && $0.end == nil } }
 
     /// Why it ended; nil while it runs.
     public var end: End? { state.withLock { $0.end } }
 
-    /// Looks at the connection (the preview's monitor, every fraction of a second): the
-    /// reason to let the viewer go, or nil. A newly connected viewer gets a keyframe.
-    func check(connectTimeout: Duration, silenceTimeout: Duration, stream: EncodedStream) -> End? {
-        if let end = subscription.end, end != .cancelled { return .refused("\(end)") }
+    /// webrtcbin's `connection-state` changed (on its thread): a failed or closed
+    /// connection ends the viewer; a new connection gets a keyframe, and from now on
+    /// its deadline is the silence allowed.
+    private func connectionChanged() {
         let connection = (try? webrtc.get("connection-state", as: EnumNick.self).nick) ?? "unknown"
-        let now = clock.now
         switch connection {
-        case "failed", "closed": return .connectionFailed(connection)
+        case "failed", "closed": finish(.connectionFailed(connection))
         case "connected":
+            let now = clock.now
             let first = state.withLock { s in
                 defer { if s.connectedAt == nil { s.connectedAt = now } }
-                return s.connectedAt == nil
+                return s.connectedAt == nil && s.end == nil
             }
-            if first { stream.requestKeyframe() }
+            guard first else { return }
+            stream?.requestKeyframe()
+            arm(at: now + limits.silence)
         default: break
         }
-        let (connectedAt, lastHeard) = state.withLock { ($0.connectedAt, $0.lastHeard) }
-        guard let connectedAt else { return now - createdAt > connectTimeout ? .neverConnected : nil }
-        if now - max(connectedAt, lastHeard ?? connectedAt) > silenceTimeout { return .silent }
-        return nil
     }
 
-    /// Stops feeding and tears the pipeline down. Idempotent.
-    func stop(_ reason: End) {
-        let first = state.withLock { s in
-            guard s.end == nil else { return false }
-            s.end = reason
-            return true
+    /// Wakes the viewer once at `deadline` (a one-shot timer, replaced by the next one).
+    private func arm(at deadline: ContinuousClock.Instant) {
+        let timer = Task.detached { [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            self?.deadlinePassed()
         }
-        guard first else { return }
+        let stale = state.withLock { s -> Task<Void, Never>? in
+            guard s.end == nil else { return timer }
+            defer { s.timer = timer }
+            return s.timer
+        }
+        stale?.cancel()
+    }
+
+    /// A deadline came: a viewer not connected by now, or not heard for the silence
+    /// allowed, ends; one heard since sets its next deadline.
+    private func deadlinePassed() {
+        let (connectedAt, lastHeard) = state.withLock { ($0.connectedAt, $0.lastHeard) }
+        guard let connectedAt else { return finish(.neverConnected) }
+        let silentSince = max(connectedAt, lastHeard ?? connectedAt)
+        if clock.now - silentSince >= limits.silence { return finish(.silent) }
+        arm(at: silentSince + limits.silence)
+    }
+
+    /// Ends the viewer for `reason` and tells the preview, on a task of its own: the
+    /// callers are streaming and signal threads of the pipeline being torn down.
+    private func finish(_ reason: End) {
+        Task.detached { [self] in
+            if stop(reason) { onEnd(self, reason) }
+        }
+    }
+
+    /// Stops feeding and tears the pipeline down. Idempotent: true the first time.
+    @discardableResult
+    func stop(_ reason: End) -> Bool {
+        let (first, timer) = state.withLock { s -> (Bool, Task<Void, Never>?) in
+            guard s.end == nil else { return (false, nil) }
+            s.end = reason
+            defer { s.timer = nil }
+            return (true, s.timer)
+        }
+        guard first else { return false }
+        timer?.cancel()
         subscription.cancel()
         try? pipeline.setState(.null)
+        return true
     }
 }

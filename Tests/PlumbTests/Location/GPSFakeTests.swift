@@ -19,8 +19,7 @@ final class GPSFakeTests: XCTestCase {
     }
 
     private func waitForFix(_ provider: LocationProvider) async throws -> GeoLocation {
-        let fixed = await waitUntil(timeout: .seconds(30)) { provider.current() != nil }
-        XCTAssertTrue(fixed, "no fix from gpsd: \(provider.status())")
+        await eventually("no fix from gpsd: \(provider.status())", timeout: .seconds(30)) { provider.current() != nil }
         return try XCTUnwrap(provider.current())
     }
 
@@ -35,7 +34,7 @@ final class GPSFakeTests: XCTestCase {
         let dir = try temporaryDirectory(self)
         let session = try await CaptureSession.open(.testPattern(), size: qvga, rate: FrameRate(30))
         // A report with a GPS time, as most are (one at the log's wrap has none).
-        _ = await waitUntil(timeout: .seconds(10)) { provider.current()?.time != nil }
+        await eventually("provider.current()?.time != nil", timeout: .seconds(10)) { provider.current()?.time != nil }
         let photo = try await session.takePhoto(location: provider.current())
         var options = RecordingOptions()
         options.location = { provider.current() }
@@ -81,8 +80,7 @@ final class GPSFakeTests: XCTestCase {
         let gpsd = try GPSFake(self, log: short, cycle: 0.2, once: true)
         let provider = provider(gpsd.port, maxFixAge: .seconds(1))
         _ = try await waitForFix(provider)
-        let stale = await waitUntil(timeout: .seconds(30)) { provider.current() == nil }
-        XCTAssertTrue(stale, "\(provider.status())")
+        await eventually("the fix to go stale: \(provider.status())", timeout: .seconds(30)) { provider.current() == nil }
         let status = provider.status()
         XCTAssertEqual(status.fix?.mode, "3D", "the fix is held, just too old: \(status)")
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(status.fixAgeSeconds), 1)
@@ -101,8 +99,7 @@ final class GPSFakeTests: XCTestCase {
         let provider = provider(first.port)
         _ = try await waitForFix(provider)
         first.stop()
-        let lost = await waitUntil(timeout: .seconds(15)) { provider.status().state.hasPrefix("unavailable") }
-        XCTAssertTrue(lost, "\(provider.status())")
+        await eventually("\(provider.status())", timeout: .seconds(15)) { provider.status().state.hasPrefix("unavailable") }
 
         // Meanwhile a capture comes out at once (the held fix is young, so it still counts).
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
@@ -110,11 +107,9 @@ final class GPSFakeTests: XCTestCase {
         XCTAssertTrue(during.facts.gps)
 
         let restarted = try GPSFake(self, port: first.port)
-        let back = await waitUntil(timeout: .seconds(20)) { provider.status().connections == 2 }
-        XCTAssertTrue(back, "\(provider.status())")
+        await eventually("\(provider.status())", timeout: .seconds(20)) { provider.status().connections == 2 }
         let received = try XCTUnwrap(provider.client?.snapshot.received)
-        let fresh = await waitUntil(timeout: .seconds(20)) { (provider.client?.snapshot.received ?? received) > received }
-        XCTAssertTrue(fresh, "no fix after the restart")
+        await eventually("no fix after the restart", timeout: .seconds(20)) { (provider.client?.snapshot.received ?? received) > received }
         XCTAssertEqual(provider.status().state, "connected")
         XCTAssertNotNil(provider.current())
         let after = try await session.takePhoto(location: provider.current())
@@ -129,7 +124,7 @@ final class GPSFakeTests: XCTestCase {
         let provider = provider(gpsd.port, maxFixAge: .milliseconds(500))
         _ = try await waitForFix(provider)
         gpsd.stop()
-        _ = await waitUntil(timeout: .seconds(15)) { provider.current() == nil }
+        await eventually("provider.current() == nil", timeout: .seconds(15)) { provider.current() == nil }
 
         let dir = try temporaryDirectory(self)
         let session = try await CaptureSession.open(.testPattern(), size: qvga)

@@ -18,8 +18,7 @@ final class PreviewRotationTests: XCTestCase {
         await session.setRotation(angle)
         let turn = try XCTUnwrap(preview.rotator.lastTurn, file: file, line: line)
         XCTAssertEqual(turn.angle, angle, file: file, line: line)
-        let shown = await waitUntil { preview.lastShownTurn?.turn == turn }
-        XCTAssertTrue(shown, "no frame after the turn to \(angle) reached the sink", file: file, line: line)
+        await eventually("no frame after the turn to \(angle) reached the sink", file: file, line: line) { preview.lastShownTurn?.turn == turn }
         try await session.waitForFrames(3)
         return try XCTUnwrap(preview.lastShownTurn, file: file, line: line)
     }

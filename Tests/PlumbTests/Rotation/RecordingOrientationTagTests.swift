@@ -83,8 +83,7 @@ final class RecordingOrientationTagTests: XCTestCase {
             let turns: [RotationAngle] = [.degrees90, .degrees180, .degrees270]
             for (n, angle) in turns.enumerated() {
                 await session.setRotation(angle)
-                let split = await waitUntil { recording.segments.count == n + 2 }
-                XCTAssertTrue(split, "\(container): \(recording.rollOverFailures)")
+                await eventually("\(container): \(recording.rollOverFailures)") { recording.segments.count == n + 2 }
                 try await Task.sleep(for: .milliseconds(250))
             }
             let facts = try await recording.stop()

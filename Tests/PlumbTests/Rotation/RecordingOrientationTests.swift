@@ -158,8 +158,7 @@ final class RecordingOrientationTests: XCTestCase {
         try await session.follow(observer)
         for angle in [RotationAngle.degrees90, .degrees180, .degrees270, .degrees0] {
             hand.turn(to: angle)
-            let applied = await eventually { await session.rotation == angle }
-            XCTAssertTrue(applied, "the session did not reach \(angle)")
+            await eventually("the session did not reach \(angle)") { await session.rotation == angle }
             let photo = try await session.takePhoto()
             let url = try write(photo.jpeg, named: "still-\(angle.degrees).jpg", in: dir)
             let tags = try exif(url)

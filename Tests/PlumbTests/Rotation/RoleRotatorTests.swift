@@ -37,8 +37,7 @@ final class RoleRotatorTests: XCTestCase {
         let motion = try replayFile([.degrees90, .degrees180, .degrees270], hold: .milliseconds(700), in: dir)
         let observer = RotationObserver(accelerometer: try ReplayAccelerometer(input: .file(motion)))
         observer.start()
-        let first = await waitUntil { observer.captureAngle == .degrees90 }
-        XCTAssertTrue(first)
+        await eventually("the observer at 90°") { observer.captureAngle == .degrees90 }
 
         let rotator = try RoleRotator(pipeline: pipeline, observer: observer)
         XCTAssertEqual(rotator.flips, ["preview_flip"])

@@ -110,14 +110,3 @@ extension RotationAngle {
     }
 }
 
-/// Polls an async `condition` every 10 ms; false when `timeout` passes first (a guard
-/// against hangs, not a timing check).
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}

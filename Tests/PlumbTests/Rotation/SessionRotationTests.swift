@@ -50,15 +50,13 @@ final class SessionRotationTests: XCTestCase {
         try await session.follow(observer)
         await observer.waitForSourceEnd()
         XCTAssertEqual(observer.counters.changes, 20)
-        let settled = await waitUntil { preview.rotation == final }
-        XCTAssertTrue(settled, "preview at \(preview.rotation), expected \(final)")
+        await eventually("preview at \(preview.rotation), expected \(final)") { preview.rotation == final }
         let rotation = await session.rotation
         XCTAssertEqual(rotation, final)
         let previewRotation = await session.previewRotation
         XCTAssertEqual(previewRotation, final)
         try await session.waitForFrames(3)
-        let shown = await waitUntil { preview.lastShownTurn?.turn.angle == final }
-        XCTAssertTrue(shown)
+        await eventually("preview.lastShownTurn?.turn.angle == final") { preview.lastShownTurn?.turn.angle == final }
         XCTAssertEqual(preview.lastFrameSize, final.swapsDimensions ? VideoSize(width: 240, height: 320) : qvga)
         let photo = try await session.takePhoto()
         let url = try write(photo.jpeg, named: "storm.jpg", in: dir)
@@ -78,10 +76,10 @@ final class SessionRotationTests: XCTestCase {
         try await session.follow(observer)
         hand.turn(to: .degrees90)
         // capture = 90 (device) ; preview = 90 - 90 (display) = 0
-        let turned = await waitUntil { observer.angles == RotationAngles(capture: .degrees90, preview: .degrees0) }
-        XCTAssertTrue(turned, "\(observer.angles)")
-        let applied = await eventually { await session.rotation == .degrees90 }
-        XCTAssertTrue(applied)
+        await eventually("capture at 90°, preview at 0°: \(observer.angles)") {
+            observer.angles == RotationAngles(capture: .degrees90, preview: .degrees0)
+        }
+        await eventually("await session.rotation == .degrees90") { await session.rotation == .degrees90 }
         XCTAssertEqual(preview.rotation, .degrees0)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("apart.mp4"))
         _ = try await recording.firstFrameTime()
@@ -92,8 +90,7 @@ final class SessionRotationTests: XCTestCase {
         XCTAssertEqual(try IndependentReaders.exiftool("Orientation", try write(photo.jpeg, named: "a.jpg", in: dir).path), 6)
         // Upright device: capture 0, preview 0 - 90 = 270.
         hand.turn(to: .degrees0)
-        let back = await waitUntil { preview.rotation == .degrees270 }
-        XCTAssertTrue(back, "preview at \(preview.rotation)")
+        await eventually("preview at \(preview.rotation)") { preview.rotation == .degrees270 }
         let capture = await session.rotation
         XCTAssertEqual(capture, .degrees0)
         await session.close()
@@ -108,8 +105,7 @@ final class SessionRotationTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
         try await session.follow(observer)
         await observer.waitForSourceEnd()
-        let applied = await eventually { await session.rotation == .degrees270 }
-        XCTAssertTrue(applied)
+        await eventually("await session.rotation == .degrees270") { await session.rotation == .degrees270 }
         let preview = PreviewOutput()
         try await session.attach(preview)
         try await session.waitForFrames(3)
@@ -132,8 +128,7 @@ final class SessionRotationTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: qvga)
         try await session.follow(observer)
         hand.turn(to: .degrees180)
-        let applied = await eventually { await session.rotation == .degrees180 }
-        XCTAssertTrue(applied)
+        await eventually("the session at 180°") { await session.rotation == .degrees180 }
         await session.stopFollowing()
         let following = await session.isFollowing
         XCTAssertFalse(following)
@@ -145,14 +140,12 @@ final class SessionRotationTests: XCTestCase {
         let caughtUp = await session.rotation
         XCTAssertEqual(caughtUp, .degrees90, "following again starts from the observer's current angle")
         hand.turn(to: .degrees270)
-        let followed = await eventually { await session.rotation == .degrees270 }
-        XCTAssertTrue(followed)
+        await eventually("the session at 270°") { await session.rotation == .degrees270 }
 
         // A new observer takes over, starting from its own current angle; the old one is left.
         let next = RotationObserver(accelerometer: FixedAccelerometer(.degrees180))
         try await session.follow(next)
-        let taken = await eventually { await session.rotation == .degrees180 }
-        XCTAssertTrue(taken)
+        await eventually("await session.rotation == .degrees180") { await session.rotation == .degrees180 }
         try await assertNotApplied(turning: hand, to: .degrees0, of: observer, session: session, keeps: .degrees180,
                                    "the observer no longer followed still turned the session")
         await session.close()
@@ -165,8 +158,7 @@ final class SessionRotationTests: XCTestCase {
                                   session: CaptureSession, keeps kept: RotationAngle, _ message: String,
                                   file: StaticString = #filePath, line: UInt = #line) async throws {
         hand.turn(to: angle)
-        let observed = await waitUntil { observer.captureAngle == angle }
-        XCTAssertTrue(observed, file: file, line: line)
+        await eventually("observer.captureAngle == angle", file: file, line: line) { observer.captureAngle == angle }
         try await Task.sleep(for: .milliseconds(200))
         let rotation = await session.rotation
         XCTAssertEqual(rotation, kept, message, file: file, line: line)
@@ -183,16 +175,14 @@ final class SessionRotationTests: XCTestCase {
         try await second.follow(observer)
         for angle in [RotationAngle.degrees90, .degrees180, .degrees270] {
             hand.turn(to: angle)
-            let both = await eventually {
+            await eventually("both sessions at \(angle)") {
                 let (a, b) = (await first.rotation, await second.rotation)
                 return a == angle && b == angle
             }
-            XCTAssertTrue(both, "both sessions at \(angle)")
         }
         await first.close()
         hand.turn(to: .degrees0)
-        let still = await eventually { await second.rotation == .degrees0 }
-        XCTAssertTrue(still, "closing one follower took the angles from the other")
+        await eventually("closing one follower took the angles from the other") { await second.rotation == .degrees0 }
         await second.close()
         observer.stop()
     }
@@ -206,12 +196,10 @@ final class SessionRotationTests: XCTestCase {
         var session: CaptureSession? = try await CaptureSession.open(.testPattern(), size: qvga)
         try await session!.follow(observer)
         hand.turn(to: .degrees90)
-        let applied = await eventually { await session!.rotation == .degrees90 }
-        XCTAssertTrue(applied)
+        await eventually("await session!.rotation == .degrees90") { await session!.rotation == .degrees90 }
         weak let gone = session
         session = nil
-        let released = await waitUntil { gone == nil }
-        XCTAssertTrue(released, "something still holds the session")
+        await eventually("something still holds the session") { gone == nil }
         hand.turn(to: .degrees180)  // nothing left to apply it to; must not crash
         observer.stop()
     }

@@ -70,9 +70,9 @@ final class SplitOnRotationTests: XCTestCase {
         let observer = RotationObserver(accelerometer: try ReplayAccelerometer(input: .file(motion)))
         try await session.follow(observer)
         await observer.waitForSourceEnd()
-        let four = await waitUntil { recording.segments.count == 4 }
-        XCTAssertTrue(four, "\(recording.urls.map(\.lastPathComponent)) \(recording.rollOverFailures)")
-        try await Task.sleep(for: .milliseconds(400))
+        await eventually("\(recording.urls.map(\.lastPathComponent)) \(recording.rollOverFailures)") { recording.segments.count == 4 }
+        let framesAtSplit = recording.progress.frames
+        await eventually("12 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 12 }
         let facts = try await recording.stop()
         await session.close()
 
@@ -101,10 +101,10 @@ final class SplitOnRotationTests: XCTestCase {
         let tee = try await TeeFrames(session)
         let recording = try await session.startRecording(to: dir.appendingPathComponent("two.mp4"), options: options)
         _ = try await recording.firstFrameTime()
-        try await Task.sleep(for: .milliseconds(700))
+        await eventually("21 frames recorded before the turn") { recording.progress.frames >= 21 }
         await session.setRotation(.degrees90)
         try await recording.lengthReached()
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(500))  // the thing tested: the recording holds its length while frames go on
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(facts.segments?.map(\.orientation), [0, 90], recording.rollOverFailures.joined(separator: "; "))
@@ -128,9 +128,8 @@ final class SplitOnRotationTests: XCTestCase {
         _ = try await session.rollOver(recording, to: dir.appendingPathComponent("two.mp4"))
         try await session.waitForFrames(20, timeout: .seconds(30))
         await session.setRotation(.degrees90)
-        let turned = await waitUntil(timeout: .seconds(30)) { recording.segments.count == 3 }
-        XCTAssertTrue(turned, "the turn rolled the recording over: \(recording.urls.map(\.lastPathComponent)) "
-                      + recording.rollOverFailures.joined(separator: "; "))
+        await eventually("the turn rolled the recording over: \(recording.urls.map(\.lastPathComponent)) "
+                         + recording.rollOverFailures.joined(separator: "; "), timeout: .seconds(30)) { recording.segments.count == 3 }
         try await session.waitForFrames(20, timeout: .seconds(30))
         let facts = try await recording.stop()
         XCTAssertEqual(recording.urls.map(\.lastPathComponent), ["one.mp4", "two.mp4", "two-2.mp4"],
@@ -151,9 +150,9 @@ final class SplitOnRotationTests: XCTestCase {
         for angle in [RotationAngle.degrees90, .degrees180, .degrees270, .degrees0, .degrees90, .degrees180] {
             await session.setRotation(angle)
         }
-        let settled = await waitUntil { recording.segments.last?.latchedRotation == .degrees180 }
-        XCTAssertTrue(settled, "\(recording.segments.map(\.latchedRotation))")
-        try await Task.sleep(for: .milliseconds(300))
+        await eventually("\(recording.segments.map(\.latchedRotation))") { recording.segments.last?.latchedRotation == .degrees180 }
+        let framesAtSplit = recording.progress.frames
+        await eventually("9 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 9 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertGreaterThanOrEqual(recording.segments.count, 2)
@@ -173,9 +172,9 @@ final class SplitOnRotationTests: XCTestCase {
         let recording = try await session.startRecording(to: dir.appendingPathComponent("keep.mp4"), options: splitting)
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees270)
-        let split = await waitUntil { recording.segments.count == 2 }
-        XCTAssertTrue(split)
-        try await Task.sleep(for: .milliseconds(200))
+        await eventually("a second segment") { recording.segments.count == 2 }
+        let framesAtSplit = recording.progress.frames
+        await eventually("6 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 6 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(recording.urls.map(\.lastPathComponent), ["keep.mp4", "keep-3.mp4"])
@@ -193,9 +192,9 @@ final class SplitOnRotationTests: XCTestCase {
         let recording = try await session.startRecording(to: dir.appendingPathComponent("burnt.mp4"), options: options)
         _ = try await recording.firstFrameTime()
         await session.setRotation(.degrees90)
-        let split = await waitUntil { recording.segments.count == 2 }
-        XCTAssertTrue(split, "\(recording.rollOverFailures)")
-        try await Task.sleep(for: .milliseconds(300))
+        await eventually("a second segment: \(recording.rollOverFailures)") { recording.segments.count == 2 }
+        let framesAtSplit = recording.progress.frames
+        await eventually("9 more frames recorded (\(recording.progress.frames - framesAtSplit))") { recording.progress.frames >= framesAtSplit + 9 }
         let facts = try await recording.stop()
         await session.close()
         XCTAssertEqual(facts.segments?.map(\.burnedIn), [0, 90])
@@ -217,7 +216,8 @@ final class SplitOnRotationTests: XCTestCase {
         _ = try await plain.firstFrameTime()
         _ = try await turning.firstFrameTime()
         await session.setRotation(.degrees90)
-        try await Task.sleep(for: .milliseconds(300))
+        let framesAtTurn = turning.progress.frames
+        await eventually("9 frames recorded after the turn") { turning.progress.frames >= framesAtTurn + 9 }
         await session.setRotation(.degrees180)
         await session.close()  // possibly while the second split waits for its frame
         let one = try await plain.stop()
