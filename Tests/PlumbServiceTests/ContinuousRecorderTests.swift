@@ -212,8 +212,7 @@ final class ContinuousRecorderTests: XCTestCase {
             try await session.waitForFrames(10)
             await recorder.rollOver()
         }
-        let announced = await waitUntil(timeout: .seconds(30)) { events.stopped.count == 3 }
-        XCTAssertTrue(announced, "\(events.stopped)")
+        await eventually("three files announced as stopped: \(events.stopped)", timeout: .seconds(30)) { events.stopped.count == 3 }
         XCTAssertEqual(events.started.count, 4, "\(events.started)")
         XCTAssertEqual(events.started.first, started.file)
         XCTAssertEqual(events.stopped, Array(events.started.prefix(3)), "each old file announced as it finished")

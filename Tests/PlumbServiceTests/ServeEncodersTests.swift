@@ -71,7 +71,7 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertTrue(lines.contains("started for an event clip"), "\(lines.all)")
             XCTAssertTrue(lines.contains("for event clips stopped"), "\(lines.all)")
             let path = dir.appendingPathComponent(file).path
-            await ServiceClient.eventually("the clip \(file)") { FileManager.default.fileExists(atPath: path) }
+            await eventually("the clip \(file)") { FileManager.default.fileExists(atPath: path) }
             XCTAssertGreaterThan(try IndependentReaders.ffprobeFrameCount(path), 20, file)
             XCTAssertEqual(try ffprobeFirstFrameIsKey(path), true, file)
         } catch {
