@@ -89,6 +89,13 @@ final class MotionDetectorTests: XCTestCase {
         let dimResults = feed(&dim, Array(repeating: dimScene, count: 5) + Array(repeating: lit, count: 10))
         XCTAssertEqual(dimResults.compactMap(\.change), [])
         XCTAssertEqual(dimResults.map(\.lighting), Array(repeating: false, count: 5) + [true] + Array(repeating: false, count: 9))
+        // Two thirds of the picture changed at once with the overall brightness the same
+        // (its grey levels turned over): lighting by the changed part alone.
+        var most = MotionDetector(options: MotionOptions())
+        let turnedOver = scene().enumerated().map { i, v in i % 160 < 107 ? 239 - v : v }
+        let mostResults = feed(&most, Array(repeating: scene(), count: 5) + Array(repeating: turnedOver, count: 10))
+        XCTAssertEqual(mostResults.compactMap(\.change), [])
+        XCTAssertEqual(mostResults.map(\.lighting), Array(repeating: false, count: 5) + [true] + Array(repeating: false, count: 9))
     }
 
     /// Random grain each frame, large enough that a fifth of the pixels pass the threshold
