@@ -6,7 +6,7 @@ enum PlumbMain {
     static let version = "0.1.0"
 
     static var commands: [any Command.Type] { [
-        CheckCommand.self, RunCommand.self, DevicesCommand.self, ControlsCommand.self, EncodersCommand.self, PhotoCommand.self, RecordCommand.self, ScanCommand.self,
+        CheckCommand.self, RunCommand.self, DevicesCommand.self, ControlsCommand.self, EncodersCommand.self, PhotoCommand.self, RecordCommand.self, ScanCommand.self, MotionCommand.self,
         RotationCommand.self, InspectCommand.self, RepairCommand.self, ServeCommand.self,
     ] }
 

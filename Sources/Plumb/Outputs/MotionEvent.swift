@@ -1,0 +1,27 @@
+import Foundation
+import PlumbLocation
+
+/// Motion started or ended, as a `MotionOutput` reports it.
+public struct MotionEvent: Sendable, Hashable {
+    public var change: MotionDetector.Change
+    /// The changed part of the picture in the frame that decided it (0 to 1).
+    public var fraction: Double
+    /// The changed regions in that frame, normalised in the upright picture (the capture angle applied).
+    public var boxes: [NormalizedRect]
+    /// The frame's time (its buffer timestamp, nanoseconds), and the wall-clock time it was analysed.
+    public var frameTime: UInt64?
+    public var date: Date
+
+    /// `{"motion": "started"|"ended", "fraction", "boxes": [{x, y, width, height}], "time"}`.
+    public var jsonObject: [String: Any] {
+        [
+            "motion": change.rawValue, "fraction": (fraction * 10_000).rounded() / 10_000, "time": date.iso8601Milliseconds,
+            "boxes": boxes.map { ["x": $0.x, "y": $0.y, "width": $0.width, "height": $0.height] },
+        ]
+    }
+
+    public var jsonLine: String {
+        let data = (try? JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
