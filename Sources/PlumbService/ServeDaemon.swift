@@ -65,6 +65,8 @@ public actor ServeDaemon {
     nonisolated let backend: SessionBackend
     /// Barcode and QR scanning (`[scan]`): `barcode` events, `GET /scans`.
     private nonisolated let scans: ScanService
+    /// Motion detection (`[motion]`): `motion` events, `/status`'s `motion`, event clips.
+    private nonisolated let motion: MotionService
     /// The wall clock against the monotonic one: jumps logged, its state in `GET /status`.
     nonisolated let clock: WallClockWatch
     /// systemd's `Type=notify` and watchdog, when `$NOTIFY_SOCKET` says it listens.
@@ -186,6 +188,8 @@ public actor ServeDaemon {
         let scans = ScanService(config: config.scan, folder: folder, backend: backend, retention: retention,
                                 publish: publish, log: log)
         self.scans = scans
+        let motion = MotionService(config: config.motion, clips: eventClips, publish: publish, log: log)
+        self.motion = motion
 
         // What watches the daemon: the wall clock, systemd.
         let clock = Self.watchClock(recorder: recorder, log: log)
@@ -202,7 +206,8 @@ public actor ServeDaemon {
         let whepEndpoint = WHEPEndpoint(preview: whep)
         let api = ControlAPI(backend: backend, folder: folder, events: events, warnings: warnings, retention: retention,
                              status: .init(events: { eventClips.recorder.status }, webrtc: { whepEndpoint.status },
-                                           clock: { clock.status }, repairs: { repairs.current }))
+                                           clock: { clock.status }, repairs: { repairs.current },
+                                           motion: { motion.status }))
         var router = api.router
         eventClips.addRoutes(to: &router)
         whepEndpoint.addRoutes(to: &router)
@@ -444,6 +449,7 @@ public actor ServeDaemon {
                 try await previewEncoder.use(session, encoding: encoding)
                 try await eventClips.ring.sessionOpened(session)
                 try await scans.attach(to: session)
+                try await motion.attach(to: session)
                 try await session.setMaximumZoom(config.camera.maxZoom)
                 if config.camera.zoom != 1 { try await session.setZoom(min(config.camera.zoom, config.camera.maxZoom)) }
                 // After a reconnect a refused value is reported (the keeper did), not a reason to stay closed.
