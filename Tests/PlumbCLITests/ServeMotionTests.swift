@@ -1,0 +1,98 @@
+import Foundation
+import PlumbTestSupport
+import XCTest
+
+/// `[motion]` in a real `plumb serve`: the test pattern's bouncing ball is motion (a
+/// `motion` event, `/status`'s `motion`, an event clip ffprobe reads), an `image:` camera's
+/// still picture is not.
+final class ServeMotionTests: XCTestCase {
+    private func status(_ serve: ServeProcess) -> [String: Any] {
+        ((try? serve.curl("GET", "/status").json())?["motion"] as? [String: Any]) ?? [:]
+    }
+
+    /// The daemon starts on a still picture (so the event stream listens before anything
+    /// moves), then switches to the ball: motion starts, /status says so, and the clip it
+    /// triggers (pre-seconds before it, capped at max-seconds as the ball keeps moving) is
+    /// written, says it was started by motion, and is a video ffprobe reads.
+    func testTheMovingBallIsAMotionEventAndAnEventClip() throws {
+        let still = try TestPictures(self).grid()
+        let serve = try ServeProcess(self, [
+            "camera": ["device": "image:" + still.path, "size": "640x480"],
+            "events": ["pre-seconds": "1", "post-seconds": "1", "max-seconds": "3"],
+            "motion": ["enabled": "true"],
+        ])
+        let tap = try EventTap(serve, self)
+        let switched = try serve.curl("POST", "/camera?device=test")
+        XCTAssertEqual(switched.status, 200, switched.text)
+
+        eventually(tap.raw + serve.log, timeout: .seconds(60)) { !tap.named("motion").isEmpty }
+        let started = try XCTUnwrap(tap.named("motion").first).data
+        XCTAssertEqual(started["motion"] as? String, "started", "\(started)")
+        XCTAssertGreaterThan(started["fraction"] as? Double ?? 0, 0)
+        let boxes = try XCTUnwrap(started["boxes"] as? [[String: Double]], "\(started)")
+        XCTAssertFalse(boxes.isEmpty, "where the ball moved")
+        for box in boxes {
+            XCTAssertEqual(Set(box.keys), ["x", "y", "width", "height"])
+            XCTAssertLessThanOrEqual((box["x"] ?? 2) + (box["width"] ?? 2), 1.0001, "\(box)")
+        }
+        let time = try XCTUnwrap(started["time"] as? String)
+
+        // The ball keeps moving: /status says motion, since that start.
+        let now = status(serve)
+        XCTAssertEqual(now["enabled"] as? Bool, true, "\(now)")
+        XCTAssertEqual(now["state"] as? String, "motion", "\(now)")
+        XCTAssertEqual(now["last_started"] as? String, time)
+        XCTAssertGreaterThanOrEqual(now["triggers"] as? Int ?? 0, 1, "\(now)")
+        XCTAssertGreaterThan(now["frames_analysed"] as? Int ?? 0, 0, "\(now)")
+
+        // The clip motion started: extended while the ball moved, capped at max-seconds.
+        eventually(tap.raw + serve.log, timeout: .seconds(60)) { !tap.named("event").isEmpty }
+        let clip = try XCTUnwrap(tap.named("event").first).data
+        let facts = try XCTUnwrap(clip["facts"] as? [String: Any], "\(clip)")
+        XCTAssertEqual(facts["started_by"] as? String, "motion", "\(facts)")
+        XCTAssertEqual((facts["boxes"] as? [Any])?.count, boxes.count, "the boxes of the start")
+        XCTAssertEqual(facts["state"] as? String, "finished", "\(facts)")
+        XCTAssertGreaterThan((facts["triggers"] as? [Any])?.count ?? 0, 1, "continued motion extended it: \(facts)")
+        XCTAssertEqual(facts["capped"] as? Bool, true, "the ball moved past max-seconds: \(facts)")
+        let name = try XCTUnwrap(clip["file"] as? String)
+        let path = serve.folder.appendingPathComponent(name).path
+        let duration = try XCTUnwrap(try IndependentReaders.ffprobeDuration(path))
+        XCTAssertGreaterThanOrEqual(duration, 2, "pre-seconds and what motion kept going: \(duration) s")
+        XCTAssertLessThanOrEqual(duration, 5, "max-seconds and a GOP of pre-record: \(duration) s")
+        XCTAssertTrue(serve.log.contains("motion started"), serve.log)
+        XCTAssertEqual(serve.stop().code, 0)
+    }
+
+    /// A still picture: the detector looks at many frames, and none is motion.
+    func testAStillPictureIsNoMotion() throws {
+        let still = try TestPictures(self).grid()
+        let serve = try ServeProcess(self, [
+            "camera": ["device": "image:" + still.path, "size": "640x480"],
+            "motion": ["enabled": "true"],
+        ])
+        let tap = try EventTap(serve, self)
+        // 20 frames at 5 per second: 4 s of the picture, as the detector saw it.
+        eventually("20 frames analysed: \(status(serve))", timeout: .seconds(60)) {
+            self.status(serve)["frames_analysed"] as? Int ?? 0 >= 20
+        }
+        XCTAssertTrue(tap.named("motion").isEmpty, tap.raw)
+        XCTAssertTrue(tap.named("event").isEmpty, tap.raw)
+        let now = status(serve)
+        XCTAssertEqual(now["state"] as? String, "idle", "\(now)")
+        XCTAssertEqual(now["triggers"] as? Int, 0, "\(now)")
+        XCTAssertTrue(now["last_started"] is NSNull, "\(now)")
+        XCTAssertEqual(serve.stop().code, 0)
+    }
+
+    /// Off by default: `motion` in /status says so, every other key null.
+    func testMotionIsOffUnlessAsked() throws {
+        let serve = try ServeProcess(self)
+        let off = status(serve)
+        XCTAssertEqual(off["enabled"] as? Bool, false, "\(off)")
+        for key in ["state", "last_started", "last_ended", "triggers", "frames_analysed"] {
+            XCTAssertTrue(off[key] is NSNull, "\(key): \(off)")
+        }
+        XCTAssertFalse(serve.log.contains("motion"), serve.log)
+        XCTAssertEqual(serve.stop().code, 0)
+    }
+}
