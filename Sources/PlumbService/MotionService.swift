@@ -22,6 +22,8 @@ public final class MotionService: Sendable {
         var starts = 0
         /// Keeps the clip going while motion lasts.
         var extender: Task<Void, Never>?
+        /// The daemon is stopping: no more triggers.
+        var stopped = false
     }
     private let state = Mutex(State())
 
@@ -66,6 +68,15 @@ public final class MotionService: Sendable {
         }
     }
 
+    /// The daemon is stopping: motion triggers no more clips (the clips are cut by the stop).
+    func stop() {
+        state.withLock { s in
+            s.stopped = true
+            s.extender?.cancel()
+            s.extender = nil
+        }
+    }
+
     private func report(_ event: MotionEvent, generation: Int) {
         let record = MotionRecord(event)
         let current = state.withLock { s -> Bool in
@@ -77,7 +88,7 @@ public final class MotionService: Sendable {
                 s.inMotion = true
                 s.lastStarted = record.time
                 s.starts += 1
-                if config.event {
+                if config.event, !s.stopped {
                     let cause = EventClipCause(startedBy: "motion", boxes: event.boxes)
                     s.extender = Task { [weak self] in await self?.keepClipGoing(cause) }
                 }
@@ -85,7 +96,7 @@ public final class MotionService: Sendable {
                 s.inMotion = false
                 s.lastEnded = record.time
                 // The clip goes on for post-seconds after the motion's end, as after any trigger.
-                if config.event { Task { [weak self] in await self?.trigger(nil) } }
+                if config.event, !s.stopped { Task { [weak self] in await self?.trigger(nil) } }
             }
             return true
         }

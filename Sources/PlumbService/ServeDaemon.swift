@@ -390,6 +390,7 @@ public actor ServeDaemon {
         clock.stop()
         supervisor?.cancel()
         for task in watchers { task.cancel() }
+        motion.stop()
         let clips = backend.cutClips(because: reason)
         if clips > 0 { log("\(reason): cutting \(clips) clip\(clips == 1 ? "" : "s") short and answering them") }
         // No preview branch comes or goes from here on: consumers leaving is part of stopping.

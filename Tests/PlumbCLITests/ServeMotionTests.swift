@@ -17,7 +17,8 @@ final class ServeMotionTests: XCTestCase {
     func testTheMovingBallIsAMotionEventAndAnEventClip() throws {
         let still = try TestPictures(self).grid()
         let serve = try ServeProcess(self, [
-            "camera": ["device": "image:" + still.path, "size": "640x480"],
+            "camera": ["device": "image:" + still.path, "size": "640x480",
+                       "image-folder": still.deletingLastPathComponent().path],
             "events": ["pre-seconds": "1", "post-seconds": "1", "max-seconds": "3"],
             "motion": ["enabled": "true"],
         ])
@@ -60,7 +61,21 @@ final class ServeMotionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(duration, 2, "pre-seconds and what motion kept going: \(duration) s")
         XCTAssertLessThanOrEqual(duration, 5, "max-seconds and a GOP of pre-record: \(duration) s")
         XCTAssertTrue(serve.log.contains("motion started"), serve.log)
-        XCTAssertEqual(serve.stop().code, 0)
+
+        // Back to the still picture (a change of the whole picture: a lighting change, not
+        // motion): motion ends after quiet-seconds, and /status says when.
+        XCTAssertEqual(try serve.curl("POST", "/camera?device=image:\(still.path)").status, 200)
+        eventually(tap.raw + serve.log, timeout: .seconds(60)) { tap.named("motion").count >= 2 }
+        let ended = try XCTUnwrap(tap.named("motion").last).data
+        XCTAssertEqual(ended["motion"] as? String, "ended", "\(ended)")
+        XCTAssertEqual(tap.named("motion").count, 2, "one start, one end: \(tap.raw)")
+        let after = status(serve)
+        XCTAssertEqual(after["state"] as? String, "idle", "\(after)")
+        XCTAssertEqual(after["last_ended"] as? String, ended["time"] as? String)
+        XCTAssertEqual(after["triggers"] as? Int, 1, "one start: \(after)")
+        let stopped = serve.stop()
+        XCTAssertEqual(stopped.code, 0)
+        XCTAssertFalse(stopped.log.contains("motion could not record"), stopped.log)
     }
 
     /// A still picture: the detector looks at many frames, and none is motion.
