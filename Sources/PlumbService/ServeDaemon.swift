@@ -13,7 +13,9 @@ import PlumbMedia
 /// camera ─> CaptureSession (tee) ─┼─ PhotoOutput (stills: /photo, SIGUSR1)          ├─> WHEPPreview (WebRTC viewers)
 ///                       ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
 ///                       ├─ RecordingOutput (clips: /clip)                  └─> RTSPPublisher ([publish] url)
-///                       └─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                       ├─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                       ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
+///                       └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
 /// OnDemandPreview ─> the preview branch attached only while the stream has a subscriber (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
