@@ -24,6 +24,8 @@ public final class MotionService: Sendable {
         var extender: Task<Void, Never>?
         /// The daemon is stopping: no more triggers.
         var stopped = false
+        /// A trigger failed and none succeeded since: the next failures are not reported again.
+        var failing = false
     }
     private let state = Mutex(State())
 
@@ -88,6 +90,7 @@ public final class MotionService: Sendable {
                 s.inMotion = true
                 s.lastStarted = record.time
                 s.starts += 1
+                s.failing = false  // each stretch of motion says once why it has no clip
                 if config.event, !s.stopped {
                     let cause = EventClipCause(startedBy: "motion", boxes: event.boxes)
                     s.extender = Task { [weak self] in await self?.keepClipGoing(cause) }
@@ -115,10 +118,18 @@ public final class MotionService: Sendable {
         }
     }
 
+    /// A failure is reported once, not at every re-trigger while it lasts (a full disk would
+    /// otherwise be an error event every `extendInterval`).
     private func trigger(_ cause: EventClipCause?) async {
         do {
             _ = try await clips.trigger(cause: cause)
+            state.withLock { $0.failing = false }
         } catch {
+            let first = state.withLock { s in
+                defer { s.failing = true }
+                return !s.failing
+            }
+            guard first else { return }
             publish(.error(message: "motion could not record an event clip: \(error.message)"))
             log("error: motion could not record an event clip: \(error.message)")
         }

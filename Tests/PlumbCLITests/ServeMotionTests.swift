@@ -78,6 +78,40 @@ final class ServeMotionTests: XCTestCase {
         XCTAssertFalse(stopped.log.contains("motion could not record"), stopped.log)
     }
 
+    /// On a full disk motion has no clip: one `error` event says why, not one at every
+    /// re-trigger while the ball keeps moving (several over the 3 s of analysed frames waited for).
+    func testAFullDiskIsReportedOnceWhileMotionLasts() throws {
+        let disk = try mountSmallDisk(self, size: "320k")
+        let filler = disk.appendingPathComponent("filler.bin")
+        let fd = open(filler.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(fd, block, block.count) > 0 {}
+        close(fd)
+        let still = try TestPictures(self).grid()
+        let serve = try ServeProcess(self, [
+            "camera": ["device": "image:" + still.path, "size": "640x480"],
+            "recording": ["folder": disk.path],
+            "events": ["pre-seconds": "1", "post-seconds": "1"],
+            "motion": ["enabled": "true"],
+        ])
+        let tap = try EventTap(serve, self)
+        XCTAssertEqual(try serve.curl("POST", "/camera?device=test").status, 200)
+        eventually(tap.raw + serve.log, timeout: .seconds(60)) { !tap.named("motion").isEmpty }
+        let from = status(serve)["frames_analysed"] as? Int ?? 0
+        // 15 frames at 5 per second: 3 s of motion, re-triggered every 0.5 s.
+        eventually("15 more frames analysed: \(status(serve))", timeout: .seconds(60)) {
+            self.status(serve)["frames_analysed"] as? Int ?? 0 >= from + 15
+        }
+        XCTAssertEqual(status(serve)["state"] as? String, "motion", "the ball still moves")
+        let errors = tap.named("error").compactMap { $0.data["message"] as? String }
+        XCTAssertEqual(errors.count, 1, tap.raw)
+        XCTAssertTrue(errors.first?.hasPrefix("motion could not record an event clip: no event clip: no room to record in") == true,
+                      "\(errors)")
+        XCTAssertTrue(tap.named("event").isEmpty, tap.raw)
+        XCTAssertEqual(serve.stop().code, 0)
+    }
+
     /// A still picture: the detector looks at many frames, and none is motion.
     func testAStillPictureIsNoMotion() throws {
         let still = try TestPictures(self).grid()
