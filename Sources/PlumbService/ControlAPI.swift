@@ -127,15 +127,19 @@ public final class ControlAPI: Sendable {
         /// `repairs`: what the start-up repair did to the recordings a crash left (the
         /// files it changed or could not).
         public var repairs: (@Sendable () -> [RepairReport])?
+        /// `motion`: the motion detector's state (`[motion]`).
+        public var motion: (@Sendable () -> MotionService.Status)?
 
         public init(events: (@Sendable () -> (any Encodable & Sendable)?)? = nil,
                     webrtc: (@Sendable () -> (any Encodable & Sendable)?)? = nil,
                     clock: (@Sendable () -> WallClockWatch.Status)? = nil,
-                    repairs: (@Sendable () -> [RepairReport])? = nil) {
+                    repairs: (@Sendable () -> [RepairReport])? = nil,
+                    motion: (@Sendable () -> MotionService.Status)? = nil) {
             self.events = events
             self.webrtc = webrtc
             self.clock = clock
             self.repairs = repairs
+            self.motion = motion
         }
     }
 
@@ -211,13 +215,14 @@ public final class ControlAPI: Sendable {
         var retention: Retention.Status?
         var clock: WallClockWatch.Status?
         var webrtc: AnyEncodable? = nil
+        var motion: MotionService.Status?
 
         enum CodingKeys: String, CodingKey {
             case camera, caps, fps, framesLost = "frames_lost", orientation, recording, rtspClients = "rtsp_clients", previewEncoder = "preview_encoder"
             case state, problem, rtspURL = "rtsp_url", publish, rotation
             case uptimeSeconds = "uptime_seconds", diskFreeBytes = "disk_free_bytes", recordingsFolder = "recordings_folder"
             case warnings, lastError = "last_error", location, repairs, events, retention, clock
-            case encoders, runningEncoders = "running_encoders", webrtc, zoom, device, controls
+            case encoders, runningEncoders = "running_encoders", webrtc, zoom, device, controls, motion
         }
 
         struct Recording: Encodable {
@@ -270,6 +275,7 @@ public final class ControlAPI: Sendable {
             try c.encode(camera.zoom, forKey: .zoom)
             try c.encode(camera.device, forKey: .device)
             try c.encode(camera.controls, forKey: .controls)
+            try c.encode(motion, forKey: .motion)
         }
     }
 
@@ -281,7 +287,7 @@ public final class ControlAPI: Sendable {
                       diskFreeBytes: folder.freeBytes(), recordingsFolder: folder.path, warnings: warnings,
                       repairs: sources.repairs?() ?? [], events: sources.events?().map(AnyEncodable.init),
                       retention: retention?.status, clock: sources.clock?(),
-                      webrtc: sources.webrtc?().map(AnyEncodable.init))
+                      webrtc: sources.webrtc?().map(AnyEncodable.init), motion: sources.motion?())
     }
 
     static func clipSeconds(_ text: String?) throws(APIError) -> Int {

@@ -22,6 +22,8 @@ public final class EventClips: Sendable {
     /// When the recorder's branch (its encoder) is on the session: always, or only for a
     /// clip with `pre-seconds = 0`.
     let ring: EventRingAttachment
+    /// What started the clips being written, when not a request (`[motion] event`).
+    private let causes: EventClipCauses
 
     /// - Parameter tracker: told of each clip's file while it is written (retention's
     ///   "files in use").
@@ -37,9 +39,15 @@ public final class EventClips: Sendable {
         self.retention = retention
         self.camera = camera
         let ring = Later<EventRingAttachment>()
+        let causes = EventClipCauses()
+        self.causes = causes
         recorder = try EventRecorder(settings: config.settings(codec: codec), tracker: tracker, finished: { facts in
             if let ring = ring.value { Task { await ring.releaseIfIdle() } }
-            publish(.eventClip(file: facts.file, facts: facts))
+            if let cause = causes.take(for: facts.file) {
+                publish(.eventClip(file: facts.file, facts: CausedEventClipFacts(facts: facts, cause: cause)))
+            } else {
+                publish(.eventClip(file: facts.file, facts: facts))
+            }
             if let error = facts.error {
                 log("error: event clip \(facts.file): \(error)")
             } else {
@@ -67,17 +75,24 @@ public final class EventClips: Sendable {
         }
     }
 
-    /// Starts or extends a clip; `postSeconds` nil takes `[events] post-seconds`.
+    /// Starts or extends a clip; `postSeconds` nil takes `[events] post-seconds`; `cause`
+    /// goes into the facts of a clip this trigger starts (not one it extends).
     /// - Throws: 507 when the folder has no room for it, even after retention (as `/clip`).
-    public func trigger(postSeconds: Double? = nil) async throws(APIError) -> Answer {
+    public func trigger(postSeconds: Double? = nil, cause: EventClipCause? = nil) async throws(APIError) -> Answer {
         if let retention {
             retention.run(because: "an event trigger")
             if let why = retention.noRoom() { throw .insufficientStorage("no event clip: \(why)") }
         }
         do {
             let folder = self.folder, recorder = self.recorder
+            let causes = self.causes
             let make: @Sendable () throws -> EventRecorder.Trigger = {
-                try recorder.trigger(postSeconds: postSeconds) { Self.newClip(in: folder) }
+                // Told before the clip can finish (a 0-second clip may finish at once).
+                try recorder.trigger(postSeconds: postSeconds) {
+                    let files = Self.newClip(in: folder)
+                    if let cause { causes.set(cause, for: files.target.lastPathComponent) }
+                    return files
+                }
             }
             let trigger = if ring.onDemand, let camera { try await ring.withRing(on: try camera.session(), make) }
                 else { try make() }

@@ -58,7 +58,7 @@ public struct ConfigKey: Sendable {
 
 extension ServeConfig {
     /// The groups, in file order.
-    public static let groups = ["camera", "rotation", "preview", "recording", "publish", "http", "location", "events", "webrtc", "scan"]
+    public static let groups = ["camera", "rotation", "preview", "recording", "publish", "http", "location", "events", "webrtc", "scan", "motion"]
 
     public static func key(group: String, name: String) -> ConfigKey? {
         keys.first { $0.group == group && $0.name == name }
@@ -219,7 +219,7 @@ extension ServeConfig {
                   accepted: "origins such as https://dashboard.example:8443, separated by commas, or nothing for none",
                   documentation: "Other sites whose pages may call the API from a browser (their Origin header);\nempty refuses every origin but this server's own (403).",
                   \.http.allowedOrigins, parse: parseOrigins, render: { $0.joined(separator: ",") }),
-    ] + locationKeys + eventKeys + webrtcKeys + scanKeys
+    ] + locationKeys + eventKeys + webrtcKeys + scanKeys + motionKeys
 }
 
 /// An optional text key: empty is nil (off), anything else must be `valid`.

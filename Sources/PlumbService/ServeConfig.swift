@@ -27,6 +27,7 @@ public struct ServeConfig: Sendable, Equatable {
     public var events = Events()
     public var webrtc = WebRTC()
     public var scan = Scan()
+    public var motion = Motion()
 
     public init() {}
 

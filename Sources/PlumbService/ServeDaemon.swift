@@ -13,7 +13,9 @@ import PlumbMedia
 /// camera ─> CaptureSession (tee) ─┼─ PhotoOutput (stills: /photo, SIGUSR1)          ├─> WHEPPreview (WebRTC viewers)
 ///                       ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
 ///                       ├─ RecordingOutput (clips: /clip)                  └─> RTSPPublisher ([publish] url)
-///                       └─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                       ├─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                       ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
+///                       └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
 /// OnDemandPreview ─> the preview branch attached only while the stream has a subscriber (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
@@ -65,6 +67,8 @@ public actor ServeDaemon {
     nonisolated let backend: SessionBackend
     /// Barcode and QR scanning (`[scan]`): `barcode` events, `GET /scans`.
     private nonisolated let scans: ScanService
+    /// Motion detection (`[motion]`): `motion` events, `/status`'s `motion`, event clips.
+    private nonisolated let motion: MotionService
     /// The wall clock against the monotonic one: jumps logged, its state in `GET /status`.
     nonisolated let clock: WallClockWatch
     /// systemd's `Type=notify` and watchdog, when `$NOTIFY_SOCKET` says it listens.
@@ -186,6 +190,8 @@ public actor ServeDaemon {
         let scans = ScanService(config: config.scan, folder: folder, backend: backend, retention: retention,
                                 publish: publish, log: log)
         self.scans = scans
+        let motion = MotionService(config: config.motion, clips: eventClips, publish: publish, log: log)
+        self.motion = motion
 
         // What watches the daemon: the wall clock, systemd.
         let clock = Self.watchClock(recorder: recorder, log: log)
@@ -202,7 +208,8 @@ public actor ServeDaemon {
         let whepEndpoint = WHEPEndpoint(preview: whep)
         let api = ControlAPI(backend: backend, folder: folder, events: events, warnings: warnings, retention: retention,
                              status: .init(events: { eventClips.recorder.status }, webrtc: { whepEndpoint.status },
-                                           clock: { clock.status }, repairs: { repairs.current }))
+                                           clock: { clock.status }, repairs: { repairs.current },
+                                           motion: { motion.status }))
         var router = api.router
         eventClips.addRoutes(to: &router)
         whepEndpoint.addRoutes(to: &router)
@@ -385,6 +392,7 @@ public actor ServeDaemon {
         clock.stop()
         supervisor?.cancel()
         for task in watchers { task.cancel() }
+        motion.stop()
         let clips = backend.cutClips(because: reason)
         if clips > 0 { log("\(reason): cutting \(clips) clip\(clips == 1 ? "" : "s") short and answering them") }
         // No preview branch comes or goes from here on: consumers leaving is part of stopping.
@@ -444,6 +452,7 @@ public actor ServeDaemon {
                 try await previewEncoder.use(session, encoding: encoding)
                 try await eventClips.ring.sessionOpened(session)
                 try await scans.attach(to: session)
+                try await motion.attach(to: session)
                 try await session.setMaximumZoom(config.camera.maxZoom)
                 if config.camera.zoom != 1 { try await session.setZoom(min(config.camera.zoom, config.camera.maxZoom)) }
                 // After a reconnect a refused value is reported (the keeper did), not a reason to stay closed.

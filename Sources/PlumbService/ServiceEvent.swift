@@ -15,6 +15,7 @@ import Plumb
 /// | `barcode`           | `{"symbology": "qr", "text": "...", "quality": 1, "bounds": {...}, "time": "...", "photo": "NAME"}` (`[scan]`; `base64` for data that is not UTF-8) |
 /// | `camera-switched`   | `{"from": "test", "to": "image:FILE", "restartSeconds": 0.03, "facing": "back"}` (`POST /camera`) |
 /// | `controls`          | `{"brightness": 200, "exposure_time_absolute": 100}` (driver name → the value read back; `PATCH /controls`, the lock, `[camera] controls` at open) |
+/// | `motion`            | `{"motion": "started", "fraction": 0.031, "boxes": [{"x": 0.1, "y": 0.2, "width": 0.1, "height": 0.1}], "time": "..."}` (`[motion]`; `ended` too) |
 /// | `deleted`           | `{"file": "NAME", "bytes": N, "reason": "max-bytes"}` (retention; reason also `min-free-bytes`, `max-age`) |
 public enum ServiceEvent: Sendable {
     case orientationChanged(angle: Int)
@@ -30,6 +31,8 @@ public enum ServiceEvent: Sendable {
     case cameraSwitched(CameraSwitchRecord)
     /// Control values Plumb changed, by driver name, as read back (`CameraControlKeeper`).
     case controls([String: CameraControlEntry.Value])
+    /// Motion started or ended (`MotionService`).
+    case motion(MotionRecord)
 
     public var name: String {
         switch self {
@@ -43,6 +46,7 @@ public enum ServiceEvent: Sendable {
         case .barcode: "barcode"
         case .cameraSwitched: "camera-switched"
         case .controls: "controls"
+        case .motion: "motion"
         }
     }
 
@@ -67,6 +71,8 @@ public enum ServiceEvent: Sendable {
                 data = try JSON.encode(record)
             case .controls(let values):
                 data = try JSON.encode(values)
+            case .motion(let record):
+                data = try JSON.encode(record)
             }
         } catch {
             data = (try? JSON.encode(["message": "cannot encode the \(name) event: \(error)"])) ?? Data()

@@ -136,10 +136,10 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(Set(json.keys), ["webrtc", "camera", "state", "problem", "caps", "fps", "frames_lost", "orientation", "recording",
                                         "rtsp_clients", "preview_encoder", "rtsp_url", "publish", "rotation",
                                         "disk_free_bytes", "uptime_seconds", "recordings_folder", "warnings", "last_error", "location",
-                                        "repairs", "events", "retention", "encoders", "running_encoders", "clock", "zoom", "device", "controls"])
+                                        "repairs", "events", "retention", "encoders", "running_encoders", "clock", "zoom", "device", "controls", "motion"])
         XCTAssertEqual((json["repairs"] as? [Any])?.count, 0, "no start-up repair did anything")
         for key in ["state", "problem", "frames_lost", "preview_encoder", "rtsp_url", "publish", "rotation", "last_error", "location",
-                    "events", "retention", "encoders", "clock", "controls"] {
+                    "events", "retention", "encoders", "clock", "controls", "motion"] {
             XCTAssertTrue(json[key] is NSNull, "\(key) is \(String(describing: json[key])), not null")
         }
         let idle = try XCTUnwrap(json["recording"] as? [String: Any])
