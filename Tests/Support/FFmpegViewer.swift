@@ -68,7 +68,7 @@ public final class FFmpegViewer: @unchecked Sendable {  // driven by one test th
     public static func fourConsumers(_ url: String) throws
         -> (viewers: [(label: String, result: Result)], packets: [RTSPPackets.Packet], probeWarnings: String) {
         let early = try ["tcp", "udp"].map { try FFmpegViewer(url, transport: $0) }
-        Thread.sleep(forTimeInterval: 3)
+        eventually("the first consumers to decode 3 s", timeout: .seconds(30)) { early.allSatisfy { $0.frames >= 90 } }
         let joiners = try ["tcp", "udp"].map { try FFmpegViewer(url, transport: $0) }
         let (packets, probeWarnings) = try RTSPPackets.read(url, seconds: 5)
         var viewers: [(label: String, result: Result)] = []

@@ -61,7 +61,7 @@ final class RoleRotatorTests: XCTestCase {
                 if let d = try? flip.get("video-direction", as: EnumNick.self).nick {
                     directions.withLock { if $0.last != d { $0.append(d) } }
                 }
-                try? await Task.sleep(for: .milliseconds(5))
+                try? await Task.sleep(for: .milliseconds(5))  // sampling the property at 200 Hz: each change shows (more than a frame apart)
             }
         }
         let outcome = await PipelineRunner(pipeline: pipeline).run(duration: .seconds(10))
