@@ -299,10 +299,9 @@ final class HTTPServerTests: XCTestCase {
         var router = Router()
         router.get("/together") { _ in
             inside.withLock { $0 += 1 }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while inside.withLock({ $0 }) < count {
-                if ContinuousClock.now > deadline { return .error(503, "only \(inside.withLock { $0 }) requests arrived together") }
-                try await Task.sleep(for: .milliseconds(10))  // a handler that waits for the others to be inside with it
+            // Each handler waits for the others to be inside with it.
+            guard await eventually("\(count) requests inside together", { inside.withLock { $0 } >= count }) else {
+                return .error(503, "only \(inside.withLock { $0 }) requests arrived together")
             }
             return .json(["together": count])
         }
