@@ -9,6 +9,11 @@ final class ClipsInFlight: Sendable {
         var open = 0
         /// Why clips end now (`plumb serve` stopping); nil while running.
         var cut: String?
+        /// Waiters for the last clip to leave (`waitUntilDone`).
+        var done: [ObjectIdentifier: OneShot<Void>] = [:]
+        /// Called once when the clips are cut (`watchCut`).
+        var cutWatchers: [Int: @Sendable () -> Void] = [:]
+        var nextWatcher = 0
     }
 
     private let state = Mutex(State())
@@ -22,16 +27,45 @@ final class ClipsInFlight: Sendable {
     }
 
     /// The clip was delivered, kept, or dropped.
-    func leave() { state.withLock { $0.open -= 1 } }
+    func leave() {
+        let waiters = state.withLock { s -> [OneShot<Void>] in
+            s.open -= 1
+            guard s.open == 0 else { return [] }
+            defer { s.done = [:] }
+            return Array(s.done.values)
+        }
+        for waiter in waiters { waiter.succeed(()) }
+    }
 
     /// Every clip being recorded ends where it stands and is answered; returns how many are open.
     @discardableResult
     func cut(because reason: String) -> Int {
-        state.withLock { s in
+        let (open, watchers) = state.withLock { s in
             s.cut = s.cut ?? reason
-            return s.open
+            defer { s.cutWatchers = [:] }
+            return (s.open, Array(s.cutWatchers.values))
         }
+        for watcher in watchers { watcher() }
+        return open
     }
+
+    /// Calls `watcher` once when the clips are cut (at once when they already are), unless
+    /// `unwatchCut(_:)` came first; returns its token.
+    func watchCut(_ watcher: @escaping @Sendable () -> Void) -> Int {
+        let token: Int? = state.withLock { s in
+            guard s.cut == nil else { return nil }
+            s.nextWatcher += 1
+            s.cutWatchers[s.nextWatcher] = watcher
+            return s.nextWatcher
+        }
+        guard let token else {
+            watcher()
+            return 0
+        }
+        return token
+    }
+
+    func unwatchCut(_ token: Int) { _ = state.withLock { $0.cutWatchers.removeValue(forKey: token) } }
 
     /// Why clips are being cut, once they are.
     var cutReason: String? { state.withLock { $0.cut } }
@@ -40,12 +74,15 @@ final class ClipsInFlight: Sendable {
 
     /// Waits until every clip has left, at most `limit`; false when some are still open.
     func waitUntilDone(limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while open > 0 {
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
-            // A stop waits for slow clients: a short poll is simpler than waking waiters.
-            try? await Task.sleep(for: .milliseconds(50))
+        let done = OneShot<Void>()
+        let waiting = state.withLock { s in
+            guard s.open > 0 else { return false }
+            s.done[ObjectIdentifier(done)] = done
+            return true
         }
-        return true
+        guard waiting else { return true }
+        defer { _ = state.withLock { $0.done.removeValue(forKey: ObjectIdentifier(done)) } }
+        // Resolved by the last clip's `leave()`; a time-out or cancellation fails it.
+        return (try? await done.value(timeout: limit, what: "the clips in flight")) != nil
     }
 }

@@ -151,6 +151,22 @@ public final class SessionBackend: ControlBackend {
             let rate = await session.format.rate.perSecond
             let wanted = max(1, Int((Double(seconds) * rate).rounded()))
             let deadline = ContinuousClock.now + .seconds(seconds + 10)
+            // Woken (and the conditions read again) by every frame and file end of the
+            // recording, by a stop's cut and at the deadline.
+            let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            let frameWatch = recording.watch { wake.yield() }
+            let cutWatch = inFlight.watchCut { wake.yield() }
+            let timer = Task {
+                try? await Task.sleep(until: deadline)
+                wake.yield()
+            }
+            defer {
+                recording.unwatch(frameWatch)
+                inFlight.unwatchCut(cutWatch)
+                timer.cancel()
+                wake.finish()
+            }
+            var woken = wakes.makeAsyncIterator()
             var cut: String?
             while recording.progress.frames < wanted, recording.output.finished.result == nil {
                 if let reason = inFlight.cutReason, recording.progress.frames > 0 {
@@ -160,7 +176,8 @@ public final class SessionBackend: ControlBackend {
                 guard ContinuousClock.now < deadline else {
                     throw CaptureError.timedOut("\(wanted) frames for a \(seconds) s clip", .seconds(seconds + 10))
                 }
-                try await Task.sleep(for: .milliseconds(40))
+                _ = await woken.next()
+                try Task.checkCancellation()  // the client went away, or the server stops
             }
             var facts = try await Self.finalize(recording)
             facts.file = "clip-" + facts.startedAt.replacingOccurrences(of: ":", with: "-") + ".mp4"

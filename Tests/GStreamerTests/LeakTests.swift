@@ -43,7 +43,7 @@ final class LeakTests: XCTestCase {
         var after = try await settledCounts(atMost: before)
         var total = after.values.reduce(0, +)
         if total > before {  // give stragglers released on other threads one more chance
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(1))  // a second for what other threads still release
             after = try await settledCounts(atMost: before)
             total = after.values.reduce(0, +)
         }
@@ -116,7 +116,7 @@ final class LeakTests: XCTestCase {
         var previous = try XCTUnwrap(LeakTracer.liveCounts())
         for _ in 0..<50 {
             if let limit, previous.values.reduce(0, +) <= limit { return previous }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // the thing tested: two snapshots this far apart agree
             let now = try XCTUnwrap(LeakTracer.liveCounts())
             if now == previous && limit == nil { return now }
             previous = now

@@ -24,7 +24,7 @@ func read(_ stream: AsyncStream<BusMessage>, timeout: Duration = .seconds(20), w
             return seen  // the stream ended
         }
         group.addTask {
-            try await Task.sleep(for: timeout)
+            try await Task.sleep(for: timeout)  // the deadline, raced against the bus
             return nil
         }
         defer { group.cancelAll() }

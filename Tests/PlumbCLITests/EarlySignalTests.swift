@@ -41,7 +41,7 @@ final class EarlySignalTests: XCTestCase {
                     _ = child.wait(timeout: 10)
                     continue
                 }
-                if delay > 0 { usleep(useconds_t(delay * 1000)) }
+                if delay > 0 { usleep(useconds_t(delay * 1000)) }  // the thing tested: the signal this long into the run
                 child.kill(SIGTERM)
                 let status = child.wait(timeout: 60)
                 let stderr = (try? String(contentsOf: logs.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
@@ -123,7 +123,7 @@ private final class ShellChild {
             let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
                 .flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
             if caught != 0 { return true }
-            usleep(100)
+            usleep(100)  // nothing announces a handler: a 0.1 ms poll, so the signal follows it within the delay tested
         }
         return false
     }
@@ -132,18 +132,21 @@ private final class ShellChild {
 
     /// Reaps the child; `.stillRunning` (after SIGKILL) when it took longer than `timeout`.
     func wait(timeout: TimeInterval) -> Status {
-        let deadline = Date().addingTimeInterval(timeout)
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if Date() > deadline {
-                Glibc.kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                return .stillRunning
-            }
-            usleep(2000)
+        // A blocking waitpid on a thread of its own: the wait ends at the exit, not at a poll.
+        final class Reaped: @unchecked Sendable { var status: Int32 = 0 }  // written before `done` is signalled
+        let reaped = Reaped(), done = DispatchSemaphore(value: 0), pid = pid
+        DispatchQueue.global().async {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            reaped.status = status
+            done.signal()
         }
+        if done.wait(timeout: .now() + timeout) == .timedOut {
+            Glibc.kill(pid, SIGKILL)
+            done.wait()
+            return .stillRunning
+        }
+        let status = reaped.status
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
         if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
         return .killed(status & 0x7f)

@@ -151,7 +151,10 @@ final class PhotoCommandTests: XCTestCase {
         let file = dir.appendingPathComponent("never.jpg")
         let (p, o, e) = try PlumbProcess.start(PlumbProcess.binary, ["photo", "--camera", "test", "--size", "160x120",
                                                                      "--settle", "30000", "-o", file.path], cwd: dir)
-        Thread.sleep(forTimeInterval: 1.5)
+        // The camera streams (its source's thread runs; the photo waits 30 s for the settle).
+        eventually("plumb photo's camera to stream", timeout: .seconds(30)) {
+            threadNames(of: p.processIdentifier).contains("src:src")
+        }
         kill(p.processIdentifier, SIGTERM)
         let r = PlumbProcess.finish(p, o, e, timeout: 20)
         XCTAssertEqual(r.code, 130, r.stderr)

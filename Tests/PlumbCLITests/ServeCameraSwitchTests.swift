@@ -13,7 +13,8 @@ final class ServeCameraSwitchTests: XCTestCase {
         let started = try serve.curl("POST", "/recording/start")
         XCTAssertEqual(started.status, 200, started.text)
         let viewer = try FFmpegViewer(serve.rtsp, transport: "tcp", seconds: 10)
-        Thread.sleep(forTimeInterval: 2)
+        // Two seconds of the test pattern (in the recording as in the consumer) before the switch.
+        eventually("the RTSP consumer to decode 60 frames", timeout: .seconds(30)) { viewer.frames >= 60 }
 
         let toImage = try serve.curl("POST", "/camera?device=image:\(red.path)&facing=front")
         XCTAssertEqual(toImage.status, 200, toImage.text)
@@ -22,7 +23,9 @@ final class ServeCameraSwitchTests: XCTestCase {
         let status = try serve.curl("GET", "/status")
         XCTAssertEqual(try status.json()["device"] as? String, "image:" + red.path, status.text)
         XCTAssertEqual(try status.json()["camera"] as? String, "Plumb image camera", status.text)
-        Thread.sleep(forTimeInterval: 3)
+        // Three seconds of the image camera.
+        let atImage = viewer.frames
+        eventually("the RTSP consumer to decode 90 frames of the image", timeout: .seconds(30)) { viewer.frames >= atImage + 90 }
 
         // A missing device: 404 naming it; the image camera goes on.
         let missing = try serve.curl("POST", "/camera?device=/dev/video-plumb-missing")
@@ -46,7 +49,7 @@ final class ServeCameraSwitchTests: XCTestCase {
         XCTAssertEqual(events.named("camera-switched").map { $0.data["to"] as? String },
                        ["image:" + red.path, "test"])
 
-        Thread.sleep(forTimeInterval: 1)
+        // The consumer has seen the test pattern again for seconds: so has the recording.
         let stopped = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)
@@ -75,7 +78,7 @@ final class ServeCameraSwitchTests: XCTestCase {
     func testAFailedSwitchLeavesTheCameraAndTheRecordingAlone() throws {
         let serve = try ServeProcess(self, ["recording": ["continuous": "true"]])
         eventually("/status to say recording", timeout: .seconds(20)) { (try? serve.curl("GET", "/status").json()["recording"] as? [String: Any])??["state"] as? String == "recording" }
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)  // a second recorded before the failed switches: a gap they made would be in the file
         for node in ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/stdin"] {
             let r = try serve.curl("POST", "/camera?device=\(node)")
             XCTAssertEqual(r.status, 400, "\(node): \(r.text)")
@@ -88,7 +91,7 @@ final class ServeCameraSwitchTests: XCTestCase {
             XCTAssertEqual(r.status, 400, "\(name): \(r.text)")
             XCTAssertTrue(r.error.contains("NUL byte (%00)"), r.text)
         }
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 2)  // and two after them: a gap (the loss cut 1.2 s) would be inside the file
         let status = try serve.curl("GET", "/status").json()
         XCTAssertEqual(status["device"] as? String, "test")
         XCTAssertEqual(status["state"] as? String, "running")
@@ -154,10 +157,12 @@ final class ServeCameraSwitchTests: XCTestCase {
         let started = try serve.curl("POST", "/recording/start")
         XCTAssertEqual(started.status, 200, started.text)
         let viewer = try FFmpegViewer(serve.rtsp, transport: "tcp", seconds: 8)
-        Thread.sleep(forTimeInterval: 2)
+        // Two seconds of each camera, in the recording as in the consumer.
+        eventually("the RTSP consumer to decode 60 frames", timeout: .seconds(30)) { viewer.frames >= 60 }
         let toImage = try serve.curl("POST", "/camera?device=image:\(red.path)&size=480x360")
         XCTAssertEqual(toImage.status, 200, toImage.text)
-        Thread.sleep(forTimeInterval: 2)
+        let atImage = viewer.frames
+        eventually("the RTSP consumer to decode 60 frames of the image", timeout: .seconds(30)) { viewer.frames >= atImage + 60 }
         let back = try serve.curl("POST", "/camera?device=test")
         XCTAssertEqual(back.status, 200, back.text)
         let seen = viewer.finish(timeout: 40)
@@ -165,7 +170,6 @@ final class ServeCameraSwitchTests: XCTestCase {
         XCTAssertGreaterThan(seen.frames, 200, "decoded \(seen.frames) frames in 8 s of 30 fps")
         print("RTSP consumer across a switch to 480x360 and back: \(seen.frames) frames, no warning; restart "
               + "\(try toImage.json()["restartSeconds"] ?? "?") s and \(try back.json()["restartSeconds"] ?? "?") s")
-        Thread.sleep(forTimeInterval: 1)
         let stopped = try serve.curl("POST", "/recording/stop")
         XCTAssertEqual(stopped.status, 200, stopped.text)
         let files = try XCTUnwrap(stopped.json()["files"] as? [String], stopped.text)

@@ -40,7 +40,8 @@ final class ServeEventTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(trigger1.timeIntervalSince(firstFrame), 2 - Self.frame, "\(facts)")
         XCTAssertLessThan(trigger1.timeIntervalSince(firstFrame), 3 + 0.2, "at most one GOP (1 s) more than asked: \(facts)")
 
-        Thread.sleep(forTimeInterval: 1)
+        // The second trigger comes once the clip holds a second past the first.
+        try waitForClip(serve, seconds: trigger1.timeIntervalSince(firstFrame) + 1)
         let second = try serve.curl("POST", "/event?post-seconds=3")
         XCTAssertEqual(second.status, 200, second.text)
         let extended = try second.json()
@@ -206,8 +207,10 @@ final class ServeEventTests: XCTestCase {
     func testAStopFinishesTheClipBeingWritten() throws {
         let serve = try ServeProcess(self, ["events": ["pre-seconds": "1"]])
         try waitForRing(serve, seconds: 1)
-        let name = try XCTUnwrap(try serve.curl("POST", "/event?post-seconds=60").json()["file"] as? String)
-        Thread.sleep(forTimeInterval: 1)
+        let started = try serve.curl("POST", "/event?post-seconds=60").json()
+        let name = try XCTUnwrap(started["file"] as? String)
+        // The stop comes once the clip holds a second past its trigger.
+        try waitForClip(serve, seconds: try date(started["trigger"]).timeIntervalSince(try date(started["first_frame_at"])) + 1)
         let (code, log) = serve.stop()
         XCTAssertEqual(code, 0, log)
         XCTAssertEqual(try hiddenFiles(serve.folder), [])
@@ -219,6 +222,15 @@ final class ServeEventTests: XCTestCase {
     }
 
     // MARK: Helpers
+
+    /// Waits until the clip being written holds `seconds` of frames (`GET /status`).
+    private func waitForClip(_ serve: ServeProcess, seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+        let held = eventually("the clip to hold \(seconds) s: \(serve.log)", timeout: .seconds(60), file: file, line: line) {
+            let events = (try? serve.curl("GET", "/status").json())?["events"] as? [String: Any]
+            return ((events?["current"] as? [String: Any])?["seconds"] as? Double ?? 0) >= seconds
+        }
+        if !held { throw ServeTestError(description: "the clip did not grow") }
+    }
 
     private func waitForRing(_ serve: ServeProcess, seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
         let full = eventually("the ring to hold \(seconds) s: \(serve.log)", timeout: .seconds(60), file: file, line: line) {

@@ -124,7 +124,7 @@ final class GPSDClientTests: XCTestCase {
                 times.withLock { $0.append(.now) }
                 gpsd.dropClients()
             }
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(5))  // sampling the connections at 5 ms: their times are what is measured
         }
         let stamps = times.withLock { $0 }
         XCTAssertEqual(stamps.count, 5)
@@ -197,7 +197,7 @@ final class GPSDClientTests: XCTestCase {
         gpsd.send(#"{"class":"TPV","device":"/dev/ttyUSB9","mode":1}"# + "\n")
         gpsd.send(#"{"class":"SKY"}"# + "\n")
         await eventually("provider.client?.snapshot.connections == 1 && gpsd.connections == 1") { provider.client?.snapshot.connections == 1 && gpsd.connections == 1 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(200))  // the thing tested: the other receiver's report ends nothing over this time
         XCTAssertNotNil(provider.current(), "another receiver without a fix leaves this one's")
         gpsd.send(#"{"class":"TPV","device":"/dev/ttyACM0","mode":1}"# + "\n")
         await eventually("provider.current() == nil") { provider.current() == nil }

@@ -158,7 +158,7 @@ final class IIOAccelerometerTests: XCTestCase {
         await eventually("the sensor unavailable: \(observer.sensorStatus)") { if case .unavailable = observer.sensorStatus { return true } else { return false } }
         guard case .unavailable(let why) = observer.sensorStatus else { return }
         XCTAssertTrue(why.contains("lis3dh went away"), why)
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // the thing tested: the angle holds over this time
         XCTAssertEqual(observer.captureAngle, .degrees0)
         let unavailableCount = events().filter { if case .unavailable = $0 { return true } else { return false } }.count
         XCTAssertEqual(unavailableCount, 1, "a missing device is reported once, not on every poll")

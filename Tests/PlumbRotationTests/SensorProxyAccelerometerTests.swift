@@ -53,7 +53,7 @@ final class SensorProxyAccelerometerTests: XCTestCase {
         XCTAssertEqual(observer.captureAngle, .degrees180)
         // Signals from a service that is not the name's owner are ignored.
         fake.setOrientation("left-up")
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // the thing tested: the signal changes nothing over this time
         XCTAssertEqual(observer.captureAngle, .degrees180)
 
         // It comes back: claimed again and read at once.

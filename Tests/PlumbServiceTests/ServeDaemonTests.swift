@@ -89,7 +89,8 @@ extension ServeDaemonTests {
         try await session.waitForFrames(10)
 
         let asked = Task { try await daemon.backend.recordClip(seconds: 20) }
-        try await Task.sleep(for: .seconds(2))
+        // The stop comes once the clip is under way: two seconds of frames after the ask.
+        try await session.waitForFrames(60, timeout: .seconds(30))
         let stopped = Mutex(false)
         let stop = Task {
             await daemon.shutdown(reason: "the test stops it")

@@ -25,12 +25,10 @@ final class ServeEncodersTests: XCTestCase {
 
     /// Polls `GET /status` until the running encoders are `expected`; the last list otherwise.
     static func waitForRunning(_ address: String, _ expected: [String], timeout: Duration = .seconds(30)) async throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
         var last: [String] = []
-        while ContinuousClock.now < deadline {
+        try await eventually("the running encoders to be \(expected)", timeout: timeout, every: .milliseconds(100)) {
             last = try await running(address)
-            if last == expected { return last }
-            try await Task.sleep(for: .milliseconds(100))
+            return last == expected
         }
         return last
     }

@@ -75,7 +75,7 @@ final class ServeSupervisionTests: XCTestCase {
             // camera is back — a stall is only seen after 2 s without a frame, and the
             // rebuild waits a second's backoff after the loss (a loaded machine only
             // lengthens both).
-            try await Task.sleep(for: .milliseconds(900))
+            try await Task.sleep(for: .milliseconds(900))  // the thing tested: no ping over this time
             let silent = (lost + .milliseconds(600), gone + .milliseconds(900))
             let during = notify.with("WATCHDOG=1").filter { $0.at > silent.0 && $0.at < silent.1 }
             XCTAssertEqual(during.count, 0, "pings without frames (\(loss)): \(during.map { lost.duration(to: $0.at) })")

@@ -51,7 +51,7 @@ final class BranchChurnTests: XCTestCase {
             }
             async let first = session.takePhoto(quality: 80)
             async let second = session.takePhoto(quality: 60, location: GeoLocation(latitude: Double(i), longitude: 7))
-            try await Task.sleep(for: .milliseconds(300))
+            await eventually("frames in recording \(i)") { recording.progress.frames >= 6 }
             let facts = try await recording.stop()
             photos.append(try await first)
             photos.append(try await second)
@@ -95,9 +95,8 @@ final class BranchChurnTests: XCTestCase {
         XCTAssertEqual(elementsAfter, elementsBefore)
         XCTAssertEqual(padsAfter, padsBefore)
         recordings.removeAll()
-        let deadline = Date().addingTimeInterval(10)
-        while finalized.value.load(ordering: .relaxed) < watched && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        await eventually("branch elements to be finalized", timeout: .seconds(10)) {
+            finalized.value.load(ordering: .relaxed) >= watched
         }
         XCTAssertEqual(finalized.value.load(ordering: .relaxed), watched, "branch elements were not finalized")
         let livePipelines = await session.photoOutputIfAttached?.liveEncodePipelines

@@ -38,7 +38,9 @@ final class EventRecorderTests: XCTestCase {
         XCTAssertEqual(trigger.facts.codec, "h265")
         XCTAssertEqual(trigger.facts.rotation, 270)
         XCTAssertNotNil(recorder.status.current)
-        try await Task.sleep(for: .seconds(1))
+        // A second of the clip written past the trigger.
+        let seconds = trigger.facts.preRecordedSeconds + 1
+        await eventually("the clip to hold \(seconds) s: \(recorder.status)") { (recorder.status.current?.seconds ?? 0) >= seconds }
         XCTAssertTrue(FileManager.default.fileExists(atPath: temporary.path), "written under its temporary name")
         XCTAssertEqual(tracker.calls, ["in use \(temporary.path)"], "retention is told which file not to touch")
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))

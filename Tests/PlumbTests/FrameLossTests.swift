@@ -93,7 +93,7 @@ final class FrameLossTests: XCTestCase {
         let slow = Counter()
         slow.set(1)
         let probe = encoderInput.addProbe(.buffer) { _ in
-            if slow.value == 1 { usleep(100_000) }
+            if slow.value == 1 { usleep(100_000) }  // the slow encoder under test: 100 ms a frame
             return .ok
         }
         _ = try await recording.firstFrameTime()

@@ -20,8 +20,9 @@ final class MP4MatrixWriterTests: XCTestCase {
             let recording = try await session.startRecording(to: url, options: options)
             _ = try await recording.firstFrameTime()
             // Turning the device during the recording does not change the file's angle.
+            let framesAtTurn = recording.progress.frames
             await session.setRotation(angle + .degrees90)
-            try await Task.sleep(for: .milliseconds(500))
+            await eventually("15 frames recorded after the turn") { recording.progress.frames >= framesAtTurn + 15 }
             let facts = try await recording.stop()
             XCTAssertEqual(facts.orientation, angle.degrees)
             XCTAssertEqual(try IndependentReaders.exiftool("Rotation", url.path), angle.degrees, "exiftool at \(angle)")

@@ -51,7 +51,7 @@ final class RTSPPreviewTests: XCTestCase {
         var mostAtOnce = 0
         while consumers.contains(where: \.isRunning) && Date().timeIntervalSince(consumers[0].started) < 60 {
             mostAtOnce = max(mostAtOnce, rig.preview.clientCount)
-            usleep(50_000)
+            usleep(50_000)  // sampling the client count at 20 Hz for its peak
         }
         for (i, consumer) in consumers.enumerated() {
             let r = consumer.finish(timeout: 10)
@@ -93,7 +93,7 @@ final class RTSPPreviewTests: XCTestCase {
         let interrupted = try RTSPConsumer.receiving(rig.url)
         let finisher = try RTSPConsumer.decoding(rig.url, frames: 15)
         eventually("\(rig.preview.clientCount) clients", timeout: .seconds(15)) { rig.preview.clientCount == 4 }
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)  // the four share the stream a while before two leave
         kill(killed.process.processIdentifier, SIGKILL)  // vanishes without TEARDOWN
         _ = killed.stop()
         _ = interrupted.stop()  // SIGINT: leaves properly

@@ -240,7 +240,7 @@ final class ScanOutputTests: XCTestCase {
         let shows = 40
         for i in 0..<shows {
             try await session.setZoom(4, centerX: (Double(i % 4) + 0.5) / 4, centerY: (Double(i / 4 % 4) + 0.5) / 4)
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(100))  // the thing tested: a new code shown ten times a second
         }
         _ = try await recording.stop()
         let consumed = PlumbProcess.finish(consumer.0, consumer.1, consumer.2, timeout: 40)

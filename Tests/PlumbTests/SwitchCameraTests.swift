@@ -168,7 +168,7 @@ final class SwitchCameraTests: XCTestCase {
         try await session.waitForFrames(15, timeout: .seconds(30))
         // The cut 2 s after the first frame: the roll waits for it while the switch is asked for.
         let roll = Task { try await session.rollOver(recording, to: folder.appendingPathComponent("two.mp4"), fileLength: .seconds(2)) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(200))  // the switch comes while the roll waits for its cut (nothing shows that wait)
         let larger = VideoSize(width: 480, height: 360)
         _ = try await session.switchCamera(to: red, size: larger)
         let second = try await roll.value

@@ -71,7 +71,7 @@ final class ConnectionLifetimeTests: XCTestCase {
         // Warm up (the cooperative pool, GLib's types, malloc's arenas), then measure.
         try await onThread { for _ in 0..<50 { try round() } }
         await eventually("the warm-up's exchanges ended") { s.server.activeExchanges == 0 && channel.subscriberCount == 0 }
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // what the warm-up left winds down before the baseline (a leak grows per round)
         let fds = openFileDescriptors()
         let rss = residentBytes()
 

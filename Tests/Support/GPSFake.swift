@@ -50,15 +50,16 @@ public final class GPSFake: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        PlumbProcess.watchExit(process)
         try process.run()
         test.addTeardownBlock { [self] in stop() }
-        let deadline = Date().addingTimeInterval(20)
-        while !Self.accepts(chosen) {
-            guard process.isRunning, Date() < deadline else {
-                stop()
-                throw ToolError("gpsfake did not start gpsd on port \(chosen): \(collected())")
-            }
-            usleep(50_000)
+        let process = process
+        eventually("gpsfake to start gpsd on port \(chosen)", every: .milliseconds(50)) {
+            Self.accepts(chosen) || !process.isRunning
+        }
+        guard Self.accepts(chosen) else {
+            stop()
+            throw ToolError("gpsfake did not start gpsd on port \(chosen): \(collected())")
         }
     }
 
@@ -76,9 +77,7 @@ public final class GPSFake: @unchecked Sendable {
         guard !stopped else { return }
         stopped = true
         if let gpsd = gpsdPID { kill(gpsd, SIGTERM) }
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        if !PlumbProcess.waitForExit(process, timeout: 5) {
             if let gpsd = gpsdPID { kill(gpsd, SIGKILL) }
             kill(process.processIdentifier, SIGKILL)
         }

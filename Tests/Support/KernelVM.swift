@@ -104,11 +104,11 @@ public final class KernelVM: @unchecked Sendable {
         p.standardOutput = handle
         p.standardError = handle
         p.standardInput = FileHandle.nullDevice
+        PlumbProcess.watchExit(p)
         do { try p.run() } catch {
             return .failure(Failure(description: "could not start \(vng.path): \(error)"))
         }
-        while p.isRunning && Date().timeIntervalSince(started) < runLimit { usleep(200_000) }
-        if p.isRunning {
+        if !PlumbProcess.waitForExit(p, timeout: runLimit - Date().timeIntervalSince(started)) {
             kill(-p.processIdentifier, SIGKILL)
         }
         p.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 /// Runs the built `plumb` (or another program) and collects what it printed.
@@ -31,6 +32,7 @@ public enum PlumbProcess {
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
+        watchExit(p)
         try p.run()
         return (p, out, err)
     }
@@ -49,12 +51,9 @@ public enum PlumbProcess {
                 group.leave()
             }
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning {
+        if !waitForExit(p, timeout: timeout) {
             p.terminate()
-            usleep(500_000)
-            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            if !waitForExit(p, timeout: 0.5) { kill(p.processIdentifier, SIGKILL) }
             XCTFail("\(p.executableURL?.lastPathComponent ?? "?") \(p.arguments ?? []) did not finish within \(timeout) s")
         }
         p.waitUntilExit()
@@ -63,6 +62,33 @@ public enum PlumbProcess {
                              stdout: String(decoding: o.data, as: UTF8.self),
                              stderr: String(decoding: e.data, as: UTF8.self),
                              stdoutData: o.data)
+    }
+
+    /// The exits of processes, signalled by their termination handler (`watchExit`).
+    private static let exits = Mutex<[ObjectIdentifier: DispatchSemaphore]>([:])
+
+    /// Call before `p.run()`: `waitForExit` then wakes when it exits (this sets its
+    /// termination handler).
+    public static func watchExit(_ p: Process) {
+        let exited = DispatchSemaphore(value: 0)
+        exits.withLock { $0[ObjectIdentifier(p)] = exited }
+        p.terminationHandler = { _ in exited.signal() }
+    }
+
+    /// Waits until `p` has exited, at most `timeout` seconds: woken by its termination
+    /// handler, not by polling. Whether it has exited.
+    @discardableResult
+    public static func waitForExit(_ p: Process, timeout: TimeInterval) -> Bool {
+        if !p.isRunning { return true }
+        // A process not watched from its start (Foundation reads the handler when the exit
+        // comes, so one set now can miss an exit under way: the time-out then ends the wait).
+        if exits.withLock({ $0[ObjectIdentifier(p)] }) == nil { watchExit(p) }
+        guard let exited = exits.withLock({ $0[ObjectIdentifier(p)] }) else { return !p.isRunning }
+        if exited.wait(timeout: .now() + max(0, timeout)) == .success {
+            exits.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(p)) }
+            return true
+        }
+        return !p.isRunning
     }
 
     public static func run(_ executable: URL, _ args: [String], cwd: URL? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {

@@ -70,7 +70,7 @@ public func eventually(_ what: @autoclosure () -> String, timeout: Duration = .s
     while true {
         if try await condition() { return true }
         guard polling.mayWaitMore(what, file, line) else { return false }
-        try? await Task.sleep(for: interval)
+        try? await Task.sleep(for: interval)  // the poll's interval, for what announces nothing
     }
 }
 
@@ -95,6 +95,6 @@ public func eventually(_ what: @autoclosure () -> String, timeout: Duration = .s
         if try condition() { return true }
         guard polling.mayWaitMore(what, file, line) else { return false }
         let (seconds, attoseconds) = interval.components
-        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)  // the poll's interval
     }
 }

@@ -77,6 +77,13 @@ public final class Recording: Sendable {
         try await output.chain.full.value(what: "the recording's length")
     }
 
+    /// Calls `watcher` at every frame any file gets and when a file ends (on a streaming
+    /// thread: it must be quick, e.g. wake a waiter that reads `progress`), until
+    /// `unwatch(_:)` with the returned token.
+    package func watch(_ watcher: @escaping @Sendable () -> Void) -> Int { output.chain.watch(watcher) }
+
+    package func unwatch(_ token: Int) { output.chain.unwatch(token) }
+
     /// Frames and seconds recorded so far (over every file), for a progress line.
     public var progress: (frames: Int, seconds: Double) {
         segments.reduce((0, 0)) { sum, s in

@@ -21,6 +21,9 @@ final class RecordingChain: Sendable {
         /// The caller's handle, which keeps the segments (weak: it holds the outputs, which
         /// hold this chain).
         weak var recording: Recording?
+        /// Called at every frame a segment's muxer gets and at every segment's end.
+        var watchers: [Int: @Sendable () -> Void] = [:]
+        var nextWatcher = 0
     }
 
     private let state = Mutex(State())
@@ -45,6 +48,26 @@ final class RecordingChain: Sendable {
             return s.recording
         }
         recording?.add(next)
+    }
+
+    /// Calls `watcher` (on a streaming thread, so it must be quick) at every frame a segment's
+    /// muxer gets and when a segment ends, until `unwatch(_:)`; returns its token.
+    func watch(_ watcher: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { s in
+            s.nextWatcher += 1
+            s.watchers[s.nextWatcher] = watcher
+            return s.nextWatcher
+        }
+    }
+
+    func unwatch(_ token: Int) {
+        _ = state.withLock { $0.watchers.removeValue(forKey: token) }
+    }
+
+    /// A segment got a frame, or ended: tells the watchers.
+    func changed() {
+        let watchers = state.withLock { $0.watchers.isEmpty ? [] : Array($0.watchers.values) }
+        for watcher in watchers { watcher() }
     }
 
     /// Whether `segment` is the latest (no roll moved the recording on from it).

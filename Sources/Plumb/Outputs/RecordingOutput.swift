@@ -240,6 +240,7 @@ public final class RecordingOutput: CaptureOutput {
                 return false
             }
             if isFirst { started.succeed(pts) }
+            self.chain.changed()
             return .ok
         }
         state.withLock { $0.stage.built(plumbing) }
@@ -355,6 +356,7 @@ public final class RecordingOutput: CaptureOutput {
             state.withLock { _ = $0.stage.ended(failure: nil) }
             first.fail(CaptureError.endedBeforeFirstFrame(output: kind))
             finished.succeed(facts())
+            chain.changed()
             return
         }
         EncoderHealth.branchFailed(encoder: choice.encoder, element: "encoder", error: error)
@@ -363,6 +365,7 @@ public final class RecordingOutput: CaptureOutput {
         state.withLock { _ = $0.stage.ended(failure: facts) }
         first.fail(error)
         finished.fail(error)
+        chain.changed()
     }
 
     // MARK: Facts

@@ -54,8 +54,9 @@ final class RecordingOrientationTagTests: XCTestCase {
                 let url = dir.appendingPathComponent("\(container)-\(angle.degrees).mp4")
                 recordings.append((container, try await session.startRecording(to: url, options: options(container))))
             }
-            for (_, r) in recordings { _ = try await r.firstFrameTime() }
-            try await Task.sleep(for: .milliseconds(300))
+            for (container, r) in recordings {
+                await eventually("10 frames of \(container) at \(angle)") { r.progress.frames >= 10 }
+            }
             for (container, recording) in recordings {
                 let label = "\(container) at \(angle)"
                 let facts = try await recording.stop()
@@ -84,7 +85,7 @@ final class RecordingOrientationTagTests: XCTestCase {
             for (n, angle) in turns.enumerated() {
                 await session.setRotation(angle)
                 await eventually("\(container): \(recording.rollOverFailures)") { recording.segments.count == n + 2 }
-                try await Task.sleep(for: .milliseconds(250))
+                await eventually("frames in the \(angle) file") { recording.latest.progress.frames >= 5 }
             }
             let facts = try await recording.stop()
             XCTAssertEqual(facts.segments?.map(\.orientation), [0, 90, 180, 270], "\(container)")
@@ -109,8 +110,7 @@ final class RecordingOrientationTagTests: XCTestCase {
             options.matrixWriter = nil
             let recording = try await session.startRecording(to: dir.appendingPathComponent("tag-only-\(container).mp4"),
                                                              options: options)
-            _ = try await recording.firstFrameTime()
-            try await Task.sleep(for: .milliseconds(300))
+            await eventually("10 frames of \(container)") { recording.progress.frames >= 10 }
             _ = try await recording.stop()
             XCTAssertEqual(recording.segments.first?.rewritesMatrix, false)
             let expected: RotationAngle = RecordingOrientationTag.muxerWritesMatrix ? .degrees270 : .degrees0

@@ -50,7 +50,9 @@ final class RecordingOrientationTests: XCTestCase {
                 recordings.append((container, try await session.startRecording(to: url, options: options(container))))
             }
             for (_, r) in recordings { _ = try await r.firstFrameTime() }
-            try await Task.sleep(for: .milliseconds(350))
+            for (container, r) in recordings {
+                await eventually("10 frames of \(container) at \(angle)") { r.progress.frames >= 10 }
+            }
             for (container, recording) in recordings {
                 let facts = try await recording.stop()
                 let path = recording.url.path
@@ -94,8 +96,7 @@ final class RecordingOrientationTests: XCTestCase {
             await session.setRotation(angle)
             let recording = try await session.startRecording(to: dir.appendingPathComponent("burnt-\(angle.degrees).mp4"),
                                                              options: options)
-            _ = try await recording.firstFrameTime()
-            try await Task.sleep(for: .milliseconds(300))
+            await eventually("10 frames burnt in at \(angle)") { recording.progress.frames >= 10 }
             let facts = try await recording.stop()
             let path = recording.url.path
             let probe = try XCTUnwrap(Probe.read(recording.url))

@@ -55,17 +55,14 @@ final class RoleRotatorTests: XCTestCase {
             }
             return .ok
         }
-        let directions = Mutex<[String]>([])
-        let watching = Task {
-            while !Task.isCancelled {
-                if let d = try? flip.get("video-direction", as: EnumNick.self).nick {
-                    directions.withLock { if $0.last != d { $0.append(d) } }
-                }
-                try? await Task.sleep(for: .milliseconds(5))
+        // Each change as GObject announces it (notify::video-direction), from the current one on.
+        let directions = Mutex<[String]>(["90r"])
+        flip.onChange(of: "video-direction") { [weak flip] in
+            if let d = try? flip?.get("video-direction", as: EnumNick.self).nick {
+                directions.withLock { if $0.last != d { $0.append(d) } }
             }
         }
         let outcome = await PipelineRunner(pipeline: pipeline).run(duration: .seconds(10))
-        watching.cancel()
         XCTAssertEqual(outcome, .finished(stopped: false))
         await observer.waitForSourceEnd()
 

@@ -159,7 +159,7 @@ final class SessionRotationTests: XCTestCase {
                                   file: StaticString = #filePath, line: UInt = #line) async throws {
         hand.turn(to: angle)
         await eventually("observer.captureAngle == angle", file: file, line: line) { observer.captureAngle == angle }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(200))  // the thing tested: still not applied a while after the observer has it
         let rotation = await session.rotation
         XCTAssertEqual(rotation, kept, message, file: file, line: line)
     }
