@@ -16,7 +16,7 @@ enum RecordCommand: Command {
         Usage: plumb record --seconds N [-o FILE] [--force] [--camera NAME|PATH|test] [--size WxH] [--zoom F] [--control NAME=VALUE]...
                             [--fps N] [--codec h264|h265] [--encoder auto|NAME] [--accelerometer SPEC] [--mount ANGLE]
                             [--facing back|front] [--hysteresis DEG] [--debounce MS]
-                            [--split-on-rotation] [--burn-in]
+                            [--split-on-rotation] [--burn-in] [--lock]
                             [--location gpsd[:HOST:PORT]|fixed:LAT,LON[,ALT]|off] [--max-fix-age S] [--gps LAT,LON[,ALT]]
 
         Opens the camera, records N seconds into a fragmented MP4 (a crash or power cut
