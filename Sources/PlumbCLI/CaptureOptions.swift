@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbRotation
 
 /// The options `plumb photo` and `plumb record` share: the camera and the frame size,
 /// and the value parsers that say what to fix.
@@ -55,6 +56,20 @@ struct CaptureOptions {
 
     /// Applies `--control` and `--zoom` to a session just opened (the driver takes controls
     /// while streaming) and waits until frames carry the zoom.
+    /// Opens the camera for a watching command (`scan`, `motion`): following `observer`'s
+    /// turns from its first reading, zoomed, with `output` attached.
+    func openSession(_ source: CameraSource, following observer: RotationObserver?,
+                     attaching output: any CaptureOutput) async throws -> CaptureSession {
+        let session = try await CaptureSession.open(source, size: size, rate: FrameRate(30))
+        if let observer {
+            await observer.firstReading()
+            try await session.follow(observer)
+        }
+        try await applyZoom(to: session)
+        try await session.attach(output)
+        return session
+    }
+
     func applyZoom(to session: CaptureSession) async throws {
         if let controls, case .device(let device) = session.camera {
             try CameraControls(path: device.path).apply(controls)

@@ -81,13 +81,7 @@ enum ScanCommand: Command {
         let interrupt = Interrupt(abortMessage: "plumb scan: aborted by a second signal")
         let session: CaptureSession
         do {
-            session = try await CaptureSession.open(source, size: capture.size, rate: FrameRate(30))
-            if let observer {
-                await observer.firstReading()
-                try await session.follow(observer)
-            }
-            try await capture.applyZoom(to: session)
-            try await session.attach(output)
+            session = try await capture.openSession(source, following: observer, attaching: output)
         } catch {
             return report(error, command: name)
         }
