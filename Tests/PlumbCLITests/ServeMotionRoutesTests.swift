@@ -10,6 +10,29 @@ final class ServeMotionRoutesTests: XCTestCase {
         var width: Int
         var height: Int
         var rgb: [UInt8]
+        /// EXIF Orientation (exiftool): 1 upright, 6 to be turned 90° clockwise, 3 180°, 8 270°.
+        var orientation = 1
+
+        /// The picture as a viewer shows it: turned clockwise as its EXIF Orientation says.
+        func upright() -> Picture {
+            let turns = [1: 0, 6: 1, 3: 2, 8: 3][orientation] ?? 0
+            var picture = self
+            for _ in 0..<turns {
+                // 90° clockwise: the new (x, y) is the old (y, height - 1 - x).
+                var turned = [UInt8](repeating: 0, count: picture.rgb.count)
+                let (w, h) = (picture.height, picture.width)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let from = ((picture.height - 1 - x) * picture.width + y) * 3, to = (y * w + x) * 3
+                        turned[to] = picture.rgb[from]
+                        turned[to + 1] = picture.rgb[from + 1]
+                        turned[to + 2] = picture.rgb[from + 2]
+                    }
+                }
+                picture = Picture(width: w, height: h, rgb: turned, orientation: 1)
+            }
+            return picture
+        }
 
         func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int) {
             let i = (y * width + x) * 3
@@ -23,7 +46,8 @@ final class ServeMotionRoutesTests: XCTestCase {
         }
     }
 
-    /// ffmpeg's reading of a JPEG, as 24-bit RGB.
+    /// ffmpeg's reading of a JPEG, as 24-bit RGB: the pixels as stored (not turned by the
+    /// EXIF Orientation, which exiftool reads apart).
     private func decode(_ jpeg: Data, in dir: URL) throws -> Picture {
         let file = dir.appendingPathComponent("snapshot-\(UUID().uuidString).jpg")
         let raw = file.deletingPathExtension().appendingPathExtension("rgb")
@@ -35,13 +59,14 @@ final class ServeMotionRoutesTests: XCTestCase {
         let probe = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error", "-show_entries", "stream=width,height",
                                                                       "-of", "csv=p=0", file.path])
         let size = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
-        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-i", file.path, "-f", "rawvideo",
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-v", "error", "-y", "-noautorotate", "-i", file.path, "-f", "rawvideo",
                                                                  "-pix_fmt", "rgb24", raw.path])
         XCTAssertEqual(r.code, 0, r.stderr)
         guard size.count == 2 else { throw ServeTestError(description: "ffprobe: \(probe.stdout) \(probe.stderr)") }
         let rgb = [UInt8](try Data(contentsOf: raw))
         XCTAssertEqual(rgb.count, size[0] * size[1] * 3)
-        return Picture(width: size[0], height: size[1], rgb: rgb)
+        return Picture(width: size[0], height: size[1], rgb: rgb,
+                       orientation: try IndependentReaders.exiftool("Orientation", file.path) ?? 1)
     }
 
     /// A box of the header in the picture's pixels: x0, y0, x1, y1.
@@ -167,6 +192,40 @@ final class ServeMotionRoutesTests: XCTestCase {
         XCTAssertGreaterThan(compared, 640 * 480 / 4, "most of the picture is away from the boxes \(lastBoxes)")
         XCTAssertEqual(differ, 0, "\(differ) of \(compared) pixels away from the boxes differ from the plain still")
         print("snapshot after motion: \(lastBoxes); \(compared) pixels away from them as in the plain still")
+        XCTAssertEqual(serve.stop().code, 0)
+    }
+
+    /// A device turned 90° clockwise: the still's pixels stay as the sensor gave them (EXIF
+    /// Orientation 6 turns them upright), and the boxes, given in the upright picture, are
+    /// drawn where they are in the picture a viewer shows upright.
+    func testTheSnapshotsBoxesAreOnTheUprightPictureOfATurnedDevice() throws {
+        let serve = try ServeProcess(self, [
+            "camera": ["size": "640x480"],
+            "rotation": ["accelerometer": "replay:-"],
+            "motion": ["enabled": "true", "event": "false"],
+        ], withInput: true)
+        serve.feed("0 0 9.81 0")  // upright
+        serve.feed("100 -9.81 0 0")  // 90° clockwise
+        eventually("orientation 90 in /status", timeout: .seconds(60)) {
+            (try? serve.curl("GET", "/status").json())?["orientation"] as? Int == 90
+        }
+        // Motion frames analysed at the new angle: the newest one's time moves on.
+        func lastTime() -> String? {
+            ((try? serve.curl("GET", "/motion").json())?["last_motion"] as? [String: Any])?["time"] as? String
+        }
+        eventually("motion", timeout: .seconds(60)) { lastTime() != nil }
+        let first = lastTime()
+        eventually("a newer motion frame", timeout: .seconds(60)) { lastTime() != first }
+        let reply = try serve.curl("GET", "/motion/snapshot")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let boxes = try XCTUnwrap(try motionHeader(reply)["boxes"] as? [[String: Double]])
+        XCTAssertFalse(boxes.isEmpty)
+        let still = try decode(reply.body, in: serve.dir)
+        XCTAssertEqual(still.width, 640, "the still's pixels are not turned")
+        XCTAssertEqual(still.orientation, 6, "EXIF turns the still upright")
+        let upright = still.upright()
+        XCTAssertEqual(upright.width, 480)
+        XCTAssertGreaterThan(checkMarks(upright, boxes: boxes), 100)
         XCTAssertEqual(serve.stop().code, 0)
     }
 
