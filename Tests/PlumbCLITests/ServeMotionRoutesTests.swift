@@ -163,7 +163,10 @@ final class ServeMotionRoutesTests: XCTestCase {
         let drawn = checkMarks(ball, boxes: boxes)
         XCTAssertGreaterThan(drawn, 100, "the outlines are drawn")
         print("snapshot in motion: \(drawn) box-coloured pixels for \(boxes)")
-        try? moving.body.write(to: PlumbProcess.root.appendingPathComponent(".build/test-artifacts/motion-snapshot.jpg"))
+        // For a person to look at.
+        let artifacts = PlumbProcess.root.appendingPathComponent(".build/test-artifacts")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        try moving.body.write(to: artifacts.appendingPathComponent("motion-snapshot.jpg"))
 
         // The still picture again: motion ends; the last motion's boxes on the plain still.
         XCTAssertEqual(try serve.curl("POST", "/camera?device=image:\(still.path)").status, 200)
