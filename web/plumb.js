@@ -171,6 +171,7 @@ function listen() {
   for (const kind of ['controls', 'camera-switched']) {
     events.addEventListener(kind, () => { refreshControls().catch(showError); });
   }
+  events.addEventListener('motion', (event) => motionChanged(JSON.parse(event.data)));
   events.addEventListener('error', (event) => { if (event.data) showError(new Error(JSON.parse(event.data).message)); });
 }
 
@@ -241,6 +242,128 @@ async function setControl(name, value) {
   refreshControls().catch(showError);
 }
 
+// --- Motion: its state and boxes over the live view, a mask drawn on it (GET/PATCH /motion) ---
+const svgNS = 'http://www.w3.org/2000/svg';
+let motionMask = [];
+
+/** The overlay over the picture itself, not the letterbox around it (object-fit: contain). */
+function placeOverlay() {
+  const video = $('#live');
+  const overlay = $('#overlay');
+  const width = video.clientWidth;
+  const height = video.clientHeight;
+  const scale = Math.min(width / (video.videoWidth || 16), height / (video.videoHeight || 9));
+  const shown = [(video.videoWidth || 16) * scale, (video.videoHeight || 9) * scale];
+  overlay.style.left = `${video.offsetLeft + (width - shown[0]) / 2}px`;
+  overlay.style.top = `${video.offsetTop + (height - shown[1]) / 2}px`;
+  overlay.style.width = `${shown[0]}px`;
+  overlay.style.height = `${shown[1]}px`;
+}
+
+/** Rectangles [x, y, width, height] (normalised) as SVG rects of one class in one group. */
+function drawRects(group, list, className) {
+  $(group).replaceChildren(...list.map((rect) => {
+    const shape = document.createElementNS(svgNS, 'rect');
+    shape.setAttribute('class', className);
+    ['x', 'y', 'width', 'height'].forEach((key, i) => shape.setAttribute(key, rect[i]));
+    return shape;
+  }));
+}
+
+function showMotionState(state) {
+  $('#motion-state').textContent = state;
+  $('#motion-state').className = `badge ${state}`;
+}
+
+function showBoxes(boxes) { drawRects('#motion-boxes', boxes.map((b) => [b.x, b.y, b.width, b.height]), 'motion-box'); }
+
+function showMask(settings) {
+  motionMask = settings.mask;
+  drawRects('#mask-rects', motionMask, 'mask-rect');
+  $('#mask-line').textContent = `to keep it: [motion] ${settings.config_line}`;
+}
+
+async function refreshMotion() {
+  const settings = await (await api('GET', '/motion')).json();
+  $('#overlay').toggleAttribute('hidden', !settings.enabled);
+  for (const button of ['#mask-draw', '#mask-clear']) $(button).disabled = !settings.enabled;
+  if (!settings.enabled) {
+    showMotionState('off');
+    $('#motion-facts').textContent = 'set [motion] enabled = true in the config to watch for motion';
+    return;
+  }
+  showMotionState(settings.state);
+  $('#motion-facts').textContent = `sensitivity ${settings.sensitivity}, min-area ${settings.min_area}, ${settings.rate} frames/s`;
+  showBoxes(settings.state === 'motion' && settings.last_motion ? settings.last_motion.boxes : []);
+  showMask(settings);
+  placeOverlay();
+}
+
+/** A `motion` event: a start's boxes stay over the view until the end. */
+function motionChanged(record) {
+  showMotionState(record.motion === 'started' ? 'motion' : 'idle');
+  showBoxes(record.motion === 'started' ? record.boxes : []);
+}
+
+async function setMask(mask) {
+  try {
+    showError(null);
+    const response = await api('PATCH', '/motion', {
+      body: JSON.stringify({ mask }), headers: { 'Content-Type': 'application/json' },
+    });
+    showMask(await response.json());
+  } catch (error) { showError(error); }
+}
+
+// While "Draw mask" is on, each drag over the picture adds a rectangle to the mask.
+let dragFrom = null;
+
+function pointOnPicture(event) {
+  const box = $('#overlay').getBoundingClientRect();
+  const clamp = (v) => Math.min(Math.max(v, 0), 1);
+  return [clamp((event.clientX - box.left) / box.width), clamp((event.clientY - box.top) / box.height)];
+}
+
+/** The rectangle between two points, rounded to 0.001 and kept inside the picture. */
+function rectBetween(from, to) {
+  const round = (v) => Math.round(v * 1000) / 1000;
+  const x = round(Math.min(from[0], to[0]));
+  const y = round(Math.min(from[1], to[1]));
+  return [x, y, Math.min(round(Math.abs(to[0] - from[0])), 1 - x), Math.min(round(Math.abs(to[1] - from[1])), 1 - y)];
+}
+
+function showDrawing(rect) {
+  const shape = $('#mask-drawing');
+  shape.toggleAttribute('hidden', !rect);
+  if (rect) ['x', 'y', 'width', 'height'].forEach((key, i) => shape.setAttribute(key, rect[i]));
+}
+
+$('#overlay').addEventListener('pointerdown', (event) => {
+  dragFrom = pointOnPicture(event);
+  $('#overlay').setPointerCapture(event.pointerId);
+});
+$('#overlay').addEventListener('pointermove', (event) => {
+  if (dragFrom) showDrawing(rectBetween(dragFrom, pointOnPicture(event)));
+});
+$('#overlay').addEventListener('pointerup', (event) => {
+  if (!dragFrom) return;
+  const rect = rectBetween(dragFrom, pointOnPicture(event));
+  dragFrom = null;
+  showDrawing(null);
+  if (rect[2] >= 0.01 && rect[3] >= 0.01) setMask([...motionMask, rect]);
+});
+
+$('#mask-draw').onclick = () => {
+  const on = $('#mask-draw').getAttribute('aria-pressed') !== 'true';
+  $('#mask-draw').setAttribute('aria-pressed', String(on));
+  $('#overlay').classList.toggle('drawing', on);
+};
+$('#mask-clear').onclick = () => setMask([]);
+
+$('#live').addEventListener('loadedmetadata', placeOverlay);
+$('#live').addEventListener('resize', placeOverlay);
+new ResizeObserver(placeOverlay).observe($('#live'));
+
 // --- Start, after the token when the API asks for one -----------------------------------
 // The token is sent once, in a header, for an HttpOnly session cookie; the page keeps no copy.
 $('#login').onsubmit = async (event) => {
@@ -267,6 +390,7 @@ async function start() {
   listen();
   refreshRecordings().catch(showError);
   refreshControls().catch(showError);
+  refreshMotion().catch(showError);
   setInterval(() => { refreshStatus().catch(showError); showLatency(); }, 2000);
 }
 

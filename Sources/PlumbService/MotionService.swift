@@ -26,12 +26,15 @@ public final class MotionService: Sendable {
         var stopped = false
         /// A trigger failed and none succeeded since: the next failures are not reported again.
         var failing = false
+        /// The mask in force: `[motion] mask` until `PATCH /motion` sets another.
+        var mask: [NormalizedRect]
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(config: ServeConfig.Motion, clips: EventClips,
          publish: @escaping @Sendable (ServiceEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
         self.config = config
+        state = Mutex(State(mask: config.mask))
         self.clips = clips
         self.publish = publish
         self.log = log
@@ -46,9 +49,12 @@ public final class MotionService: Sendable {
     /// Attaches a detector to a session the daemon just opened (nothing when `[motion]` is off).
     func attach(to session: CaptureSession) async throws {
         guard config.enabled else { return }
-        let output = try MotionOutput(options: config.options)
+        var options = config.options
+        options.masks = mask
+        let output = try MotionOutput(options: options)
         try await session.attach(output)
         let generation = state.withLock { s in
+            output.setMasks(s.mask)  // one PATCH /motion may have come since
             // The old session's motion ended with it.
             s.extender?.cancel()
             s.extender = nil
@@ -68,6 +74,23 @@ public final class MotionService: Sendable {
                 s.extender = nil
             }
         }
+    }
+
+    /// The mask in force (rectangles of the upright picture).
+    var mask: [NormalizedRect] { state.withLock { $0.mask } }
+
+    /// A new mask for the running detector, from its next frame on, and for the detectors
+    /// of sessions opened later (until the daemon stops: the config file keeps `[motion] mask`).
+    func setMask(_ mask: [NormalizedRect]) {
+        state.withLock { s in
+            s.mask = mask
+            s.output?.setMasks(mask)
+        }
+    }
+
+    /// Whether motion lasts now, and where the newest motion frame saw it (nil before any).
+    var sighting: (inMotion: Bool, last: MotionOutput.Sighting?) {
+        state.withLock { ($0.inMotion, $0.output?.lastMotion) }
     }
 
     /// The daemon is stopping: motion triggers no more clips (the clips are cut by the stop).

@@ -83,6 +83,6 @@ private func parseMasks(_ text: String) -> [NormalizedRect]? {
     return masks
 }
 
-private func renderMasks(_ masks: [NormalizedRect]) -> String {
+func renderMasks(_ masks: [NormalizedRect]) -> String {
     masks.map { r in [r.x, r.y, r.width, r.height].map(renderNumber).joined(separator: ",") }.joined(separator: ";")
 }

@@ -220,6 +220,7 @@ public actor ServeDaemon {
         PageSession(sessions: sessions).addRoutes(to: &router)
         scans.addRoutes(to: &router)
         ZoomRoutes(camera: camera).add(to: &router)
+        MotionRoutes(camera: camera, motion: motion, location: location).add(to: &router)
         ControlsRoutes(camera: camera, keeper: controls).add(to: &router)
         CameraRoutes(camera: camera, observer: observer, defaultFacing: config.rotation.facing,
                      imageFolder: ImageFolder(path: config.camera.imageFolder), controls: controls,

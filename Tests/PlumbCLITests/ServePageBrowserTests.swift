@@ -24,17 +24,27 @@ final class ServePageBrowserTests: XCTestCase {
         var controls_reason: String
         var phone_overflow_px: Int
         var phone_outside: [String]
+        var motion_state: String
+        var motion_boxes: Int
+        var motion_box_drawn: Bool
+        var mask_after_drag: [[Double]]
+        var mask_shown: Int
+        var mask_line_shown: String
+        var mask_after_clear: [[Double]]?
     }
 
     /// The video plays (640x480, currentTime advancing for 3 s), a still taken on the page
     /// appears, a recording started and stopped on the page is listed and its download
     /// plays (ffprobe), and a replayed rotation turns the video and the page shows the
-    /// angle; on a phone's screen (390 px) nothing is wider than the screen. The
+    /// angle; with `[motion]` on, the ball is "motion" on the page with its boxes over the
+    /// video, and a mask dragged on the video reaches GET /motion (and is cleared by the
+    /// page's button); on a phone's screen (390 px) nothing is wider than the screen. The
     /// screenshots stay in .build/test-artifacts/ for a person to look at.
     func testThePagePlaysTakesAStillRecordsAndTurnsInChromium() throws {
         let serve = try ServeProcess(self, [
             "camera": ["size": "640x480"],
             "rotation": ["accelerometer": "replay:-"],
+            "motion": ["enabled": "true", "event": "false"],
         ], withInput: true)
         serve.feed("0 0 9.81 0")  // upright
         let python = try TestVenv.ready()
@@ -75,6 +85,22 @@ final class ServePageBrowserTests: XCTestCase {
         let probe = try XCTUnwrap(try Probe.read(download))
         XCTAssertEqual(probe.codec, "h264")
         XCTAssertGreaterThan(probe.frames, 30, "\(probe)")
+
+        XCTAssertEqual(seen.motion_state, "motion", "the page shows the ball's motion")
+        XCTAssertGreaterThan(seen.motion_boxes, 0, "the start's boxes are over the video")
+        XCTAssertTrue(seen.motion_box_drawn, "a box is drawn inside the picture")
+        XCTAssertEqual(seen.mask_after_drag.count, 1, "the dragged mask reached GET /motion: \(seen.mask_after_drag)")
+        if let mask = seen.mask_after_drag.first, mask.count == 4 {
+            for (got, want) in zip(mask, [0.1, 0.2, 0.3, 0.5]) {
+                XCTAssertEqual(got, want, accuracy: 0.03, "the rectangle dragged from (10 %, 20 %) to (40 %, 70 %): \(mask)")
+            }
+        }
+        XCTAssertEqual(seen.mask_shown, 1, "the mask is drawn over the video")
+        let keepLine = "to keep it: [motion] mask = " + (seen.mask_after_drag.first ?? []).map { v in
+            v == v.rounded() ? String(Int(v)) : String(v)
+        }.joined(separator: ",")
+        XCTAssertEqual(seen.mask_line_shown, keepLine, "the page shows the line that keeps the mask")
+        XCTAssertEqual(seen.mask_after_clear, [], "the clear button empties the mask")
 
         XCTAssertEqual(seen.rotated, true, "the video turned")
         XCTAssertEqual(seen.rotated_width, 480)

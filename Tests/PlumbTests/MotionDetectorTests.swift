@@ -71,6 +71,24 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertEqual(results.map(\.fraction).max(), 0)
     }
 
+    /// A mask set while the detector runs (`PATCH /motion`) counts from the next frame: the
+    /// object under it changes nothing more, with the background it learnt kept (no frame
+    /// of re-learning); taken away, the object is found again.
+    func testAMaskSetWhileRunningCountsFromTheNextFrame() {
+        var d = MotionDetector(options: MotionOptions())
+        let still = scene()
+        let moved = withObject(still, x: object.x, y: object.y, width: object.width, height: object.height)
+        let before = feed(&d, Array(repeating: still, count: 5) + [moved])
+        XCTAssertGreaterThan(before.last?.fraction ?? 0, 0.05, "the object is seen")
+        d.setMasks([NormalizedRect(x: 0.35, y: 0.3, width: 0.35, height: 0.4)])
+        XCTAssertEqual(d.options.masks.count, 1)
+        let masked = feed(&d, [moved, still, moved], from: 1.2)
+        XCTAssertEqual(masked.map(\.fraction), [0, 0, 0], "the masked object changes nothing")
+        d.setMasks([])
+        let unmasked = feed(&d, [still, moved], from: 1.8)
+        XCTAssertGreaterThan(unmasked.last?.fraction ?? 0, 0.05, "without the mask the object is seen again")
+    }
+
     /// The whole scene 30 % brighter at once is a lighting change: no motion, and the
     /// background re-learns (the brighter scene is quiet afterwards).
     func testAThirtyPercentBrightnessChangeIsLightingNotMotion() {

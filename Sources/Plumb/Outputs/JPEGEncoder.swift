@@ -7,6 +7,7 @@ import Synchronization
 /// thread of its own: each frame goes through a small pipeline
 /// `appsrc ! videoconvert ! jpegenc ! jifmux ! appsink`, whose `jifmux` writes the tags
 /// as EXIF. A pipeline per photo keeps one photo's tags (GPS above all) out of the next.
+/// Rectangles to mark (motion's boxes) are drawn by an `rsvgoverlay` before `jpegenc`.
 /// The session's thread never waits for an encode.
 final class JPEGEncoder: Sendable {
     struct Job: Sendable {
@@ -15,6 +16,8 @@ final class JPEGEncoder: Sendable {
         var tags: TagList
         /// The camera's own JPEG of the frame: only its tags are written (`jifmux`).
         var cameraJPEG: Buffer? = nil
+        /// Rectangles drawn on the picture, normalised in the frame (not the upright picture).
+        var marks: [NormalizedRect] = []
         var done: @Sendable (Result<Data, any Error>) -> Void
     }
 
@@ -49,7 +52,8 @@ final class JPEGEncoder: Sendable {
                     if let jpeg = job.cameraJPEG {
                         return try JPEGEncoder.tag(jpeg, caps: job.sample.caps, tags: job.tags, live: live)
                     }
-                    return try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags, live: live)
+                    return try JPEGEncoder.encode(job.sample, quality: job.quality, tags: job.tags, marks: job.marks,
+                                                  live: live)
                 })
             }
         }
@@ -107,7 +111,8 @@ final class JPEGEncoder: Sendable {
     }
 
     /// One frame to JPEG bytes, blocking the calling (encoder) thread.
-    static func encode(_ sample: Sample, quality: Int, tags: TagList, live: LiveCount? = nil) throws -> Data {
+    static func encode(_ sample: Sample, quality: Int, tags: TagList, marks: [NormalizedRect] = [],
+                       live: LiveCount? = nil) throws -> Data {
         let pipeline = try Pipeline(name: "jpeg-encode")
         if let live {
             live.add(1)
@@ -126,7 +131,18 @@ final class JPEGEncoder: Sendable {
         try sink.set("async", false)
         try pipeline.add(src, convert, jpeg, mux, sink)
         try src.link(to: convert)
-        try convert.link(to: jpeg)
+        if let size = sample.videoSize, !marks.isEmpty {
+            // rsvgoverlay draws on BGRA: converted to it and back.
+            let overlay = try Element(factory: "rsvgoverlay", name: "marks")
+            try overlay.set("data", Self.svg(marking: marks, width: size.width, height: size.height))
+            let back = try Element(factory: "videoconvert", name: "convert-back")
+            try pipeline.add(overlay, back)
+            try convert.link(to: overlay)
+            try overlay.link(to: back)
+            try back.link(to: jpeg)
+        } else {
+            try convert.link(to: jpeg)
+        }
         try jpeg.link(to: mux)
         try mux.link(to: sink)
         try tags.apply(to: mux)
@@ -138,5 +154,22 @@ final class JPEGEncoder: Sendable {
             throw CaptureError.timedOut("encoding a JPEG", .seconds(10))
         }
         return buffer.data
+    }
+
+    /// The colour marks are drawn in: pure green, rare in a scene and plain to see.
+    static let markColor = "#00ff00"
+
+    /// An SVG of the frame's size with each rectangle's outline, about a 120th of the
+    /// picture's shorter side wide (4 pixels at 640x480), centred on its edge.
+    static func svg(marking rects: [NormalizedRect], width: Int, height: Int) -> String {
+        let stroke = max(2, min(width, height) / 120)
+        let shapes = rects.map { r in
+            let x = r.x * Double(width), y = r.y * Double(height)
+            let w = r.width * Double(width), h = r.height * Double(height)
+            return "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(w)\" height=\"\(h)\" fill=\"none\" "
+                + "stroke=\"\(markColor)\" stroke-width=\"\(stroke)\"/>"
+        }
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" "
+            + "viewBox=\"0 0 \(width) \(height)\">" + shapes.joined() + "</svg>"
     }
 }

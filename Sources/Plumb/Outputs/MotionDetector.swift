@@ -34,7 +34,7 @@ public struct MotionDetector: Sendable {
     static let learning: Float = 0.05
     static let learningWhereChanged: Float = 0.005
 
-    public let options: MotionOptions
+    public private(set) var options: MotionOptions
     public private(set) var state = State.quiet
     /// Frames analysed since the background was (re)started.
     public private(set) var frames = 0
@@ -54,6 +54,13 @@ public struct MotionDetector: Sendable {
 
     public init(options: MotionOptions) {
         self.options = options
+    }
+
+    /// New masks (rectangles of the upright picture), from the next frame on; the learnt
+    /// background is kept.
+    public mutating func setMasks(_ masks: [NormalizedRect]) {
+        options.masks = masks
+        maskAngle = nil
     }
 
     /// One tightly packed frame (`width * height` bytes).

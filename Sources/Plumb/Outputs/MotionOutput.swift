@@ -30,6 +30,7 @@ public final class MotionOutput: CaptureOutput {
         var angle = RotationAngle.degrees0
         var detector: MotionDetector
         var framesAnalysed = 0
+        var lastMotion: Sighting?
     }
     private let state: Mutex<State>
 
@@ -50,6 +51,25 @@ public final class MotionOutput: CaptureOutput {
 
     /// Frames handed to the detector so far (after the rate and the leaky queue dropped theirs).
     public var framesAnalysed: Int { state.withLock { $0.framesAnalysed } }
+
+    /// What the newest motion frame (its changed area at least `minArea`) showed.
+    public struct Sighting: Sendable, Hashable {
+        /// The changed regions, normalised in the upright picture.
+        public var boxes: [NormalizedRect]
+        public var fraction: Double
+        /// When it was analysed.
+        public var date: Date
+    }
+
+    /// The newest motion frame's regions: where motion is now while it lasts, else where it
+    /// was last; nil before any.
+    public var lastMotion: Sighting? { state.withLock { $0.lastMotion } }
+
+    /// The masks (rectangles of the upright picture) from the next analysed frame on,
+    /// without restarting anything; `options.masks` stays what the output was made with.
+    public func setMasks(_ masks: [NormalizedRect]) {
+        state.withLock { $0.detector.setMasks(masks) }
+    }
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
         // Width a multiple of 4 (GRAY8 rows are padded to 4 bytes), height in proportion.
@@ -91,6 +111,9 @@ public final class MotionOutput: CaptureOutput {
             s.framesAnalysed += 1
             let result = pixels.withUnsafeBytes {
                 s.detector.analyze($0, width: width, height: height, stride: stride, time: time, angle: s.angle)
+            }
+            if !result.lighting, result.fraction >= s.detector.options.minArea {
+                s.lastMotion = Sighting(boxes: result.boxes, fraction: result.fraction, date: Date())
             }
             return (result, result.fraction)
         }

@@ -23,6 +23,7 @@ public final class PhotoOutput: CaptureOutput {
     private struct Request {
         var quality: Int
         var location: GeoLocation?
+        var marks: [NormalizedRect]
         var shot: OneShot<Photo>
     }
 
@@ -87,8 +88,11 @@ public final class PhotoOutput: CaptureOutput {
         for r in waiting { r.shot.fail(error ?? CaptureError.closed) }
     }
 
-    /// A JPEG of the next frame. `quality` is 1-100.
-    public func takePhoto(quality: Int = 90, location: GeoLocation? = nil,
+    /// A JPEG of the next frame. `quality` is 1-100. `marks` (rectangles of the upright
+    /// picture, motion's boxes) are drawn on it as outlines, turned into the frame by the
+    /// capture angle as the EXIF Orientation turns the frame upright; a camera's own JPEG is
+    /// then decoded to draw on.
+    public func takePhoto(quality: Int = 90, location: GeoLocation? = nil, marks: [NormalizedRect] = [],
                           timeout: Duration = .seconds(10)) async throws -> Photo {
         guard (1...100).contains(quality) else {
             throw CaptureError.invalidArgument("JPEG quality \(quality) is out of range (1 to 100)")
@@ -100,7 +104,7 @@ public final class PhotoOutput: CaptureOutput {
         let shot = OneShot<Photo>()
         try state.withLock { s in
             guard s.attached else { throw CaptureError.notAttached(kind) }
-            s.requests.append(Request(quality: quality, location: location, shot: shot))
+            s.requests.append(Request(quality: quality, location: location, marks: marks, shot: shot))
         }
         do {
             return try await shot.value(timeout: timeout, what: "a photo")
@@ -136,12 +140,15 @@ public final class PhotoOutput: CaptureOutput {
                 continue
             }
             let quality = request.quality, location = request.location, shot = request.shot
-            encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags, cameraJPEG: own) { result in
+            let marks = request.marks.map { $0.turned(clockwise: angle.inverse) }
+            let passed = marks.isEmpty ? own : nil
+            encoder.submit(JPEGEncoder.Job(sample: sample, quality: quality, tags: tags, cameraJPEG: passed,
+                                           marks: marks) { result in
                 shot.resolve(result.flatMap { Self.rewritingExif($0, takenAt: takenAt, location: location, controls: controls) }.map { jpeg in
                     var facts = PhotoFacts(camera: camera.name, width: size.0, height: size.1, bytes: jpeg.count,
                                            takenAt: takenAt.iso8601Milliseconds, orientation: angle.exifOrientation,
                                            gps: false, quality: quality)
-                    if own != nil { facts.cameraJPEG = true }
+                    if passed != nil { facts.cameraJPEG = true }
                     if factor != 1 { facts.zoom = factor }
                     facts.set(controls)
                     facts.set(location)

@@ -251,10 +251,11 @@ public actor CaptureSession {
     /// A JPEG of the next frame, with EXIF (Make/Model, DateTimeOriginal, Orientation from
     /// the current rotation, GPS when `location` is given). The session keeps running.
     /// Concurrent requests are served in order; those waiting for the same frame share it.
-    public func takePhoto(quality: Int = 90, location: GeoLocation? = nil,
+    /// `marks` (rectangles of the upright picture) are drawn on it (`PhotoOutput.takePhoto`).
+    public func takePhoto(quality: Int = 90, location: GeoLocation? = nil, marks: [NormalizedRect] = [],
                           timeout: Duration = .seconds(10)) async throws -> Photo {
         let output = try photoOutput()
-        return try await output.takePhoto(quality: quality, location: location, timeout: timeout)
+        return try await output.takePhoto(quality: quality, location: location, marks: marks, timeout: timeout)
     }
 
     /// Starts recording to `url` (MP4, fragmented so a crash keeps all but the last
