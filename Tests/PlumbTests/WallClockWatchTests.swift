@@ -4,9 +4,6 @@ import Foundation
 import PlumbTestSupport
 import Synchronization
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The wall clock compared with the monotonic one, on given readings of both: time that
 /// passes on both is no jump, a step beyond the threshold either way is one (its size the
@@ -93,13 +90,13 @@ final class WallClockWatchTests: XCTestCase {
                                    synchronized: { nil }, onJump: { j in jumps.withLock { $0.append(j) } })
         try watch.start()
         defer { watch.stop() }
-        try Self.stepWallClock(by: 5)
+        try WallClockStep.step(by: 5)
         var stepped = 5
         defer {
-            do { try Self.stepWallClock(by: -stepped) } catch { XCTFail("the wall clock is left \(stepped) s ahead: \(error)") }
+            do { try WallClockStep.step(by: -stepped) } catch { XCTFail("the wall clock is left \(stepped) s ahead: \(error)") }
         }
         _ = await eventually("the +5 s step heard") { jumps.withLock { $0.count } == 1 }
-        try Self.stepWallClock(by: -5)
+        try WallClockStep.step(by: -5)
         stepped = 0
         _ = await eventually("the -5 s step heard") { jumps.withLock { $0.count } == 2 }
         XCTAssertEqual(jumps.withLock { $0 }.map(\.signed), ["+5s", "-5s"])
@@ -125,20 +122,5 @@ final class WallClockWatchTests: XCTestCase {
         XCTAssertEqual(watch.status.synchronized, nil)
         watch.stop()
         _ = await eventually("the timerfd closed") { fds() == open }
-    }
-
-    struct ClockNotSet: Error, CustomStringConvertible {
-        var errno: Int32
-        var description: String {
-            "clock_settime(CLOCK_REALTIME): \(String(cString: strerror(errno))) (run the tests as root: setting the clock needs CAP_SYS_TIME)"
-        }
-    }
-
-    /// Moves the machine's wall clock by `seconds`.
-    static func stepWallClock(by seconds: Int) throws {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        now.tv_sec += seconds
-        guard clock_settime(CLOCK_REALTIME, &now) == 0 else { throw ClockNotSet(errno: errno) }
     }
 }
