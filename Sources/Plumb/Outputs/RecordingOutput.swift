@@ -59,11 +59,7 @@ public final class RecordingOutput: CaptureOutput {
         var rewritesMatrix = false
         var requestTime: ClockTime?
         var requestDate = Date()
-        /// Frames videoconvert made anew (a copy), and the conversion it did.
-        var copiedFrames = 0
-        var lastInput: UInt?
-        var inputFormat: String?
-        var conversion: String?
+        var conversion = PixelConversionTally()
         /// The location of the file's start, and what writes it.
         var location: MP4LocationWriter?
         /// What the tee gave this branch (frames, and the gaps between them: frames the
@@ -251,33 +247,26 @@ public final class RecordingOutput: CaptureOutput {
     private func countCopies(through convert: Element) throws {
         _ = try convert.requiredPad("sink").addProbe(.buffer) { [weak self] sinkPad, info in
             guard let self else { return .ok }
-            let needFormat = self.state.withLock { s in
-                s.lastInput = info.bufferIdentity
-                return s.conversion == nil
-            }
+            let needFormat = self.state.withLock { $0.conversion.entered(info.bufferIdentity) }
             if needFormat {
                 let from = sinkPad.currentCaps?.structure(at: 0)?.string("format") ?? "?"
-                self.state.withLock { $0.inputFormat = from }
+                self.state.withLock { $0.conversion.input(format: from) }
             }
             return .ok
         }
         _ = try convert.requiredPad("src").addProbe(.buffer) { [weak self] srcPad, info in
             guard let self else { return .ok }
-            let first = self.state.withLock { s -> Bool in
-                guard info.bufferIdentity != s.lastInput else { return false }
-                s.copiedFrames += 1
-                return s.conversion == nil
-            }
+            let first = self.state.withLock { $0.conversion.left(info.bufferIdentity) }
             if first {
                 let to = srcPad.currentCaps?.structure(at: 0)?.string("format") ?? "?"
-                self.state.withLock { $0.conversion = "\($0.inputFormat ?? "?") -> \(to)" }
+                self.state.withLock { $0.conversion.converted(to: to) }
             }
             return .ok
         }
     }
 
     /// Frames converted (copied) before the encoder: 0 when the encoder takes the camera's format.
-    public var copiedFrames: Int { state.withLock { $0.copiedFrames } }
+    public var copiedFrames: Int { state.withLock { $0.conversion.copied } }
 
     /// Latches the first angle (a file has one matrix) and sends it to the muxer as its
     /// `image-orientation` tag, installing the matrix writer too where the muxer ignores the
@@ -442,7 +431,7 @@ public final class RecordingOutput: CaptureOutput {
         if options.burnIn { facts.burnedIn = angle.degrees }
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }
-        facts.pixelConversion = s.conversion
+        facts.pixelConversion = s.conversion.conversion
         let loss = lost(s, frames: progress?.frames ?? 0)
         facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.clockSynchronized = progress?.clockSynchronized
