@@ -63,10 +63,8 @@ public final class RecordingOutput: CaptureOutput {
         /// The location of the file's start, and what writes it.
         var location: MP4LocationWriter?
         /// What the tee gave this branch (frames, and the gaps between them: frames the
-        /// camera dropped), and its counts just before the file's first frame.
+        /// camera dropped), from before the branch was built.
         var entries = BranchEntryLog(rate: FrameRate(30))
-        /// The counts just before the end of the recording's length.
-        var entriesAtLengthEnd: (entered: Int, lost: Int)?
     }
 
     private let state = Mutex(State())
@@ -233,10 +231,7 @@ public final class RecordingOutput: CaptureOutput {
             let time = info.bufferPTS.map { entry.runningTime(of: $0) ?? $0 }
             let lengthEnd = self.chain.lengthEnd
             self.state.withLock { s in
-                if let lengthEnd, let time, s.entriesAtLengthEnd == nil, time + s.entries.interval / 2 >= lengthEnd {
-                    s.entriesAtLengthEnd = (s.entries.entered, s.entries.lost)
-                }
-                s.entries.add(offset: info.bufferOffset, time: time)
+                s.entries.add(offset: info.bufferOffset, time: time, lengthEnd: lengthEnd)
             }
             return .ok
         }
@@ -405,7 +400,7 @@ public final class RecordingOutput: CaptureOutput {
             let lastEnd = last + interval
             if lengthEnd > lastEnd + interval / 2 {
                 let slots = Int((Double(lengthEnd - lastEnd) / Double(interval)).rounded())
-                let atEnd = s.entriesAtLengthEnd ?? (s.entries.entered, s.entries.lost)
+                let atEnd = s.entries.atLengthEnd ?? (s.entries.entered, s.entries.lost)
                 let entered = min(slots, max(0, atEnd.entered - end.entered))
                 encoder += entered
                 camera += slots - entered
