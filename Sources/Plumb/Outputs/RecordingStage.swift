@@ -19,6 +19,7 @@ import PlumbRotation
 /// | built, latched | attached | the same | asks the encoder for a keyframe |
 /// | built, latched | encoded(keyframe) | keyframed | lets it through to the muxer |
 /// | built, latched | encoded(not a keyframe) | the same | drops it: a file starts decodable |
+/// | made, building | encoded | the same | drops it: no branch |
 /// | keyframed, recording, ended | encoded | the same | lets it through |
 /// | built, latched, keyframed | frame | recording(first frame) | tells the waiters of the first frame |
 /// | recording | frame | recording(one more) | |
