@@ -28,7 +28,12 @@ extension ServeDaemon {
 
     func startClockWatch() {
         let status = clock.status
-        clock.start()
+        let log = self.log
+        do {
+            try clock.start(onFailure: { log("wall clock: its sets are no longer seen: \($0)") })
+        } catch {
+            log("wall clock: its sets (jumps) are not watched: \(error)")
+        }
         log("wall clock: " + Self.sentence(synchronized: status.synchronized))
     }
 

@@ -13,6 +13,12 @@ import XCTest
 /// the faked wall clock *behind* the real one its monotonic waits never wake (a plain
 /// `Task.sleep` loop hangs), so the -1 h jump is taken from +3 h to +2 h.
 ///
+/// libfaketime fakes only what the daemon reads; the daemon hears of a set of the clock
+/// from the kernel (a timerfd, TFD_TIMER_CANCEL_ON_SET), so each jump written to the offset
+/// file is followed by a real set of the machine's clock to what it reads (moving it by the
+/// microseconds between the read and the set): the kernel's word that comes with a real
+/// jump. That needs root, which the tests run as.
+///
 /// The library is libfaketimeMT, which serialises its time calls: plain libfaketime re-reads
 /// the offset file into shared static buffers on every call (FAKETIME_NO_CACHE) from all the
 /// daemon's threads at once, and a thread descheduled mid-parse on a loaded machine handed
@@ -64,6 +70,7 @@ final class ServeClockTests: XCTestCase {
         func jump(to text: String, logged: String, expected: TimeInterval) throws {
             let before = segmentsDone()
             try (text + "\n").write(to: offset, atomically: true, encoding: .utf8)
+            try WallClockStep.step(by: 0)
             XCTAssertTrue(serve.waitForLog("wall clock jumped \(logged)"), serve.log)
             // The daemon's own wall clock moved: its HTTP Date header says so.
             let date = try XCTUnwrap(Self.httpDate(try serve.curl("GET", "/status").headers["date"]))

@@ -178,4 +178,27 @@ final class RecordingOutputTests: XCTestCase {
         XCTAssertEqual(probe.frames, facts.frames)
         XCTAssertGreaterThan(facts.frames, 5)
     }
+
+    /// A file whose branch failed is counted by reading it back. One with bytes no reader can
+    /// count says why in its facts' error (it was a silent 0 frames); one never written holds
+    /// no frame and says only the cause.
+    func testAFailedFileThatCannotBeCountedSaysWhy() throws {
+        let dir = try temporaryDirectory(self)
+        let url = dir.appendingPathComponent("broken.mp4")
+        let output = try RecordingOutput(url: url)
+        // A movie header whose only child box runs past it.
+        var bytes = Data([0, 0, 0, 16]) + Data("moov".utf8) + Data([0, 0, 0x10, 0]) + Data("trak".utf8)
+        bytes += Data(repeating: 0, count: 8)
+        try bytes.write(to: url)
+        output.didDetach(error: CaptureError.closed)
+        let facts = try XCTUnwrap(output.factsAfterFailure)
+        XCTAssertEqual(facts.frames, 0)
+        XCTAssertTrue(facts.error?.hasPrefix("\(CaptureError.closed)") == true, facts.error ?? "nil")
+        XCTAssertTrue(facts.error?.contains("its frames could not be counted") == true, facts.error ?? "nil")
+
+        let never = try RecordingOutput(url: dir.appendingPathComponent("never.mp4"))
+        never.didDetach(error: CaptureError.closed)
+        XCTAssertEqual(never.factsAfterFailure?.error, "\(CaptureError.closed)")
+        XCTAssertEqual(never.factsAfterFailure?.frames, 0)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Plumb
 @testable import PlumbLocation
+import PlumbTestSupport
 import Synchronization
 import XCTest
 
@@ -77,5 +78,49 @@ final class WallClockWatchTests: XCTestCase {
         let status = WallClockWatch.Status(synchronized: nil, jumps: 0, lastJump: nil)
         let text = String(decoding: try JSONEncoder().encode(status), as: UTF8.self)
         XCTAssertTrue(text.contains(#""synchronized":null"#) && text.contains(#""last_jump":null"#), text)
+    }
+
+    /// A real set of the machine's wall clock is heard from the kernel (the timerfd), not
+    /// found by polling: the synchronisation check is an hour apart here, and each step is
+    /// seen at once, by its size. The clock is stepped 5 s forward and back again (restored
+    /// on failure too); setting it needs root (CAP_SYS_TIME), which the tests run as.
+    func testARealSetOfTheWallClockIsHeard() async throws {
+        let jumps = Mutex<[WallClockWatch.Jump]>([])
+        let watch = WallClockWatch(synchronizationInterval: .seconds(3600), threshold: .seconds(2),
+                                   synchronized: { nil }, onJump: { j in jumps.withLock { $0.append(j) } })
+        try watch.start()
+        defer { watch.stop() }
+        try WallClockStep.step(by: 5)
+        var stepped = 5
+        defer {
+            do { try WallClockStep.step(by: -stepped) } catch { XCTFail("the wall clock is left \(stepped) s ahead: \(error)") }
+        }
+        _ = await eventually("the +5 s step heard") { jumps.withLock { $0.count } == 1 }
+        try WallClockStep.step(by: -5)
+        stepped = 0
+        _ = await eventually("the -5 s step heard") { jumps.withLock { $0.count } == 2 }
+        XCTAssertEqual(jumps.withLock { $0 }.map(\.signed), ["+5s", "-5s"])
+        XCTAssertEqual(watch.status.jumps, 2)
+    }
+
+    /// The kernel's word on synchronisation has no event: it is read every
+    /// `synchronizationInterval` while started, each change handed on once; `stop()` closes
+    /// the timerfd.
+    func testSynchronisationIsFollowedWhileStartedAndStopClosesTheTimer() async throws {
+        let fds = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+        let open = fds()
+        let synced = Mutex<Bool?>(false)
+        let changes = Mutex<[Bool?]>([])
+        let watch = WallClockWatch(synchronizationInterval: .milliseconds(10), synchronized: { synced.withLock { $0 } },
+                                   onJump: { _ in }, onSynchronization: { s in changes.withLock { $0.append(s) } })
+        try watch.start()
+        XCTAssertEqual(fds(), open + 1, "the timerfd")
+        synced.withLock { $0 = true }
+        _ = await eventually("the change to synchronised heard") { changes.withLock { $0 } == [true] }
+        synced.withLock { $0 = nil }
+        _ = await eventually("the change to unknown heard") { changes.withLock { $0 } == [true, nil] }
+        XCTAssertEqual(watch.status.synchronized, nil)
+        watch.stop()
+        _ = await eventually("the timerfd closed") { fds() == open }
     }
 }

@@ -38,10 +38,11 @@ public final class MP4LocationWriter: Sendable {
 
     /// Gives `muxer` (mp4mux) the placeholder tag and installs the probe on its "src" pad.
     /// Before the muxer writes its first header (before PLAYING).
-    public func install(on muxer: Element) throws(GStreamerError) {
+    /// - Throws: `CaptureError.invalidArgument` for an element that is no muxer (Plumb's
+    ///   word: GStreamer reported nothing); a tag GStreamer refuses, as GStreamer said it.
+    public func install(on muxer: Element) throws {
         guard let pad = muxer.staticPad("src") else {
-            throw GStreamerError(message: "\(muxer.name) has no \"src\" pad: it is not a muxer Plumb can locate",
-                                 source: muxer.path)
+            throw CaptureError.invalidArgument("\(muxer.name) has no \"src\" pad: it is not a muxer Plumb can locate")
         }
         var tags = TagList()
         try tags.set(TagList.comment, placeholder)

@@ -54,10 +54,9 @@ extension MP4MatrixWriter: TrackMatrixWriter {
         /// Installs the probe on `muxer`'s "src" pad; returns the probe id (`Pad.removeProbe`).
         /// Install it before the muxer produces its first header (before PLAYING).
         @discardableResult
-        public func install(on muxer: Element) throws(GStreamerError) -> UInt {
+        public func install(on muxer: Element) throws(CaptureError) -> UInt {
             guard let pad = muxer.staticPad("src") else {
-                throw GStreamerError(message: "\(muxer.name) has no \"src\" pad: it is not a muxer Plumb can orient",
-                                     source: muxer.path)
+                throw .invalidArgument("\(muxer.name) has no \"src\" pad: it is not a muxer Plumb can orient")
             }
             return install(on: pad)
         }

@@ -22,6 +22,8 @@ struct BranchEntryLog: Sendable {
     private(set) var entered = 0
     var lost: Int { gaps.lost }
     var interval: ClockTime { gaps.interval }
+    /// The counts just before the end of the recording's length (`add(…lengthEnd:)`).
+    private(set) var atLengthEnd: (entered: Int, lost: Int)?
 
     init(rate: FrameRate, numbered: Bool = false) {
         gaps = FrameGaps(rate: rate, numbered: numbered)
@@ -29,7 +31,12 @@ struct BranchEntryLog: Sendable {
     }
 
     /// A frame entered the branch (its buffer offset and running time, each nil when unknown).
-    mutating func add(offset: UInt64?, time: ClockTime?) {
+    /// `lengthEnd`: where the recording's length ends, if it has one; the counts before the
+    /// first frame at it are kept (`atLengthEnd`).
+    mutating func add(offset: UInt64?, time: ClockTime?, lengthEnd: ClockTime? = nil) {
+        if let lengthEnd, let time, atLengthEnd == nil, time + interval / 2 >= lengthEnd {
+            atLengthEnd = (entered, lost)
+        }
         gaps.add(offset: offset, time: time)
         entered += 1
         guard let time else { return }

@@ -48,38 +48,23 @@ public final class RecordingOutput: CaptureOutput {
         let burnIn: Element?
     }
 
-    /// The file's life (`RecordingStage`), and what its frames have told so far.
+    /// The file's life, with what its frames have told from the first on (`RecordingStage`),
+    /// and what the branch around it has told: what the tee gave it (from before its build),
+    /// what videoconvert copied, the request and the file's settings.
     private struct State {
         var stage = RecordingStage<Plumbing>.made
-        /// Whether the first keyframe has passed the encoder (nothing before it goes in).
-        var keyframeSeen = false
         var size = VideoSize(width: 0, height: 0)
         var rate = FrameRate(30)
         /// Whether Plumb's own matrix writer was installed (the muxer ignores the tag).
         var rewritesMatrix = false
         var requestTime: ClockTime?
         var requestDate = Date()
-        var firstPTS: ClockTime?
-        var firstDate: Date?
-        /// The kernel's word on the wall clock when `firstDate` was read (nil: it did not say).
-        var clockSynchronized: Bool?
-        var lastEnd: ClockTime?
-        var frames = 0
-        var lastPTS: ClockTime?
-        /// Frames videoconvert made anew (a copy), and the conversion it did.
-        var copiedFrames = 0
-        var lastInput: UInt?
-        var inputFormat: String?
-        var conversion: String?
+        var conversion = PixelConversionTally()
         /// The location of the file's start, and what writes it.
         var location: MP4LocationWriter?
         /// What the tee gave this branch (frames, and the gaps between them: frames the
-        /// camera dropped), and its counts just before the file's first frame.
+        /// camera dropped), from before the branch was built.
         var entries = BranchEntryLog(rate: FrameRate(30))
-        var entriesBeforeFirst: (entered: Int, lost: Int)?
-        /// The counts at the file's last frame so far, and just before the end of the length.
-        var entriesAtLast: (entered: Int, lost: Int)?
-        var entriesAtLengthEnd: (entered: Int, lost: Int)?
     }
 
     private let state = Mutex(State())
@@ -210,7 +195,7 @@ public final class RecordingOutput: CaptureOutput {
         let started = first
         plumbing.encoderSource.addProbe(.buffer) { [weak self] info in
             guard let self else { return .ok }
-            return self.gate(keyframe: info.isKeyframe)
+            return self.state.withLock { $0.stage.encoded(keyframe: info.isKeyframe) } ? .ok : .drop
         }
         // Count what the muxer gets: frames, first and last time (as running time: the
         // encoder may offset its timestamps). Frames past the recording's length stay out.
@@ -220,26 +205,13 @@ public final class RecordingOutput: CaptureOutput {
             let pts = muxInput.runningTime(of: stamp) ?? stamp
             let duration = info.bufferDuration ?? frameDuration
             guard self.chain.admits(pts: pts, duration: duration) else { return .drop }
-            let end = pts + duration
-            let isFirst = self.state.withLock { s -> Bool in
-                s.frames += 1
-                if pts >= s.lastPTS ?? 0 {
-                    // Read now, while the frame is among the branch's recent entries.
-                    s.entriesAtLast = s.entries.counts(at: pts) ?? s.entriesAtLast
-                }
-                s.lastPTS = max(s.lastPTS ?? 0, pts)
-                s.lastEnd = max(s.lastEnd ?? 0, end)
-                if s.firstPTS == nil {
-                    s.firstPTS = pts
-                    // Read now: the frame is among the branch's recent entries.
-                    s.entriesBeforeFirst = s.entries.counts(at: pts).map { ($0.entered - 1, $0.lost) } ?? (0, 0)
-                    s.firstDate = Date()
-                    s.clockSynchronized = WallClock.isSynchronized()
-                    return true
-                }
-                return false
+            let action = self.state.withLock { s in
+                // The tee's counts read now, while the frame is among the branch's recent entries.
+                let entries = s.entries
+                return s.stage.frame(pts: pts, end: pts + duration, now: { (Date(), WallClock.isSynchronized()) },
+                                     counts: { entries.counts(at: pts) })
             }
-            if isFirst { started.succeed(pts) }
+            if case .first(let time) = action { started.succeed(time) }
             self.chain.changed()
             return .ok
         }
@@ -259,10 +231,7 @@ public final class RecordingOutput: CaptureOutput {
             let time = info.bufferPTS.map { entry.runningTime(of: $0) ?? $0 }
             let lengthEnd = self.chain.lengthEnd
             self.state.withLock { s in
-                if let lengthEnd, let time, s.entriesAtLengthEnd == nil, time + s.entries.interval / 2 >= lengthEnd {
-                    s.entriesAtLengthEnd = (s.entries.entered, s.entries.lost)
-                }
-                s.entries.add(offset: info.bufferOffset, time: time)
+                s.entries.add(offset: info.bufferOffset, time: time, lengthEnd: lengthEnd)
             }
             return .ok
         }
@@ -273,41 +242,26 @@ public final class RecordingOutput: CaptureOutput {
     private func countCopies(through convert: Element) throws {
         _ = try convert.requiredPad("sink").addProbe(.buffer) { [weak self] sinkPad, info in
             guard let self else { return .ok }
-            let needFormat = self.state.withLock { s in
-                s.lastInput = info.bufferIdentity
-                return s.conversion == nil
-            }
+            let needFormat = self.state.withLock { $0.conversion.entered(info.bufferIdentity) }
             if needFormat {
                 let from = sinkPad.currentCaps?.structure(at: 0)?.string("format") ?? "?"
-                self.state.withLock { $0.inputFormat = from }
+                self.state.withLock { $0.conversion.input(format: from) }
             }
             return .ok
         }
         _ = try convert.requiredPad("src").addProbe(.buffer) { [weak self] srcPad, info in
             guard let self else { return .ok }
-            let first = self.state.withLock { s -> Bool in
-                guard info.bufferIdentity != s.lastInput else { return false }
-                s.copiedFrames += 1
-                return s.conversion == nil
-            }
+            let first = self.state.withLock { $0.conversion.left(info.bufferIdentity) }
             if first {
                 let to = srcPad.currentCaps?.structure(at: 0)?.string("format") ?? "?"
-                self.state.withLock { $0.conversion = "\($0.inputFormat ?? "?") -> \(to)" }
+                self.state.withLock { $0.conversion.converted(to: to) }
             }
             return .ok
         }
     }
 
     /// Frames converted (copied) before the encoder: 0 when the encoder takes the camera's format.
-    public var copiedFrames: Int { state.withLock { $0.copiedFrames } }
-
-    /// Streaming thread: drop until the first keyframe.
-    private func gate(keyframe: Bool) -> ProbeResult {
-        state.withLock { s in
-            if keyframe { s.keyframeSeen = true }
-            return s.keyframeSeen ? .ok : .drop
-        }
-    }
+    public var copiedFrames: Int { state.withLock { $0.conversion.copied } }
 
     /// Latches the first angle (a file has one matrix) and sends it to the muxer as its
     /// `image-orientation` tag, installing the matrix writer too where the muxer ignores the
@@ -379,19 +333,16 @@ public final class RecordingOutput: CaptureOutput {
     }
 
     /// When the first frame (a keyframe) reached the muxer, on the wall clock.
-    public var firstFrameWrittenAt: Date? { state.withLock { $0.firstDate } }
+    public var firstFrameWrittenAt: Date? { state.withLock { $0.stage.progress?.firstDate } }
 
     /// The running times of the first and the last frame the muxer got, once it got one.
     public var frameSpan: (first: ClockTime, last: ClockTime)? {
-        state.withLock { s in s.firstPTS.flatMap { f in s.lastPTS.map { (f, $0) } } }
+        state.withLock { $0.stage.progress.map { ($0.firstPTS, $0.lastPTS) } }
     }
 
     /// Frames and seconds recorded so far.
     public var progress: (frames: Int, seconds: Double) {
-        state.withLock { s in
-            guard let f = s.firstPTS, let e = s.lastEnd else { return (s.frames, 0) }
-            return (s.frames, Double(e - f) / Double(ClockTime.second))
-        }
+        state.withLock { $0.stage.progress.map { ($0.frames, $0.seconds) } ?? (0, 0) }
     }
 
     /// When the recording ended by itself (its branch failed, or the camera did): the file's
@@ -403,15 +354,21 @@ public final class RecordingOutput: CaptureOutput {
     /// them, and the cause. A fragment header the failure cut short is cut off first, or no
     /// reader would find any frame (the branch is down: nothing writes the file any more).
     private func facts(failedWith error: any Error) -> RecordingFacts {
-        // A file no reader can open (never written, removed) holds no frame: 0, as a reader finds.
-        _ = try? MP4File.trimTornFragment(path: url.path)
+        var unreadable: MediaError?
+        do { _ = try MP4File.trimTornFragment(path: url.path) } catch { unreadable = error }
         var facts = facts()
         let rate = state.withLock { $0.rate.perSecond }
-        facts.frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0
+        do { facts.frames = try MP4File.videoSampleCount(path: url.path) } catch {
+            facts.frames = 0
+            unreadable = unreadable ?? error
+        }
         let loss = lost(state.withLock { $0 }, frames: facts.frames)
         facts.setLost(camera: loss.camera, encoder: loss.encoder)
         facts.seconds = rate > 0 ? (Double(facts.frames) / rate * 1000).rounded() / 1000 : 0
         facts.error = cause(of: error)
+        // A file never written (or removed) holds no frame: 0, as a reader finds, and no more
+        // to say. One with bytes that cannot be read back says why its count is 0.
+        if let unreadable, facts.bytes > 0 { facts.error? += "; its frames could not be counted: \(unreadable)" }
         return facts
     }
 
@@ -430,8 +387,9 @@ public final class RecordingOutput: CaptureOutput {
     /// as each reaches the muxer, while it is among the recent entries; failing that, the
     /// branch's totals stand in.
     private func lost(_ s: State, frames: Int) -> (camera: Int, encoder: Int) {
-        guard let start = s.entriesBeforeFirst, let last = s.lastPTS else { return (0, 0) }
-        let end = s.entriesAtLast ?? (s.entries.entered, s.entries.lost)
+        guard let progress = s.stage.progress else { return (0, 0) }
+        let start = progress.entriesBeforeFirst, last = progress.lastPTS
+        let end = progress.entriesAtLast ?? (s.entries.entered, s.entries.lost)
         var camera = max(0, end.lost - start.lost)
         var encoder = max(0, end.entered - start.entered - frames)
         // A recording that reached its length (`record --seconds N`) spans it: the slots after
@@ -442,7 +400,7 @@ public final class RecordingOutput: CaptureOutput {
             let lastEnd = last + interval
             if lengthEnd > lastEnd + interval / 2 {
                 let slots = Int((Double(lengthEnd - lastEnd) / Double(interval)).rounded())
-                let atEnd = s.entriesAtLengthEnd ?? (s.entries.entered, s.entries.lost)
+                let atEnd = s.entries.atLengthEnd ?? (s.entries.entered, s.entries.lost)
                 let entered = min(slots, max(0, atEnd.entered - end.entered))
                 encoder += entered
                 camera += slots - entered
@@ -454,23 +412,24 @@ public final class RecordingOutput: CaptureOutput {
     func facts() -> RecordingFacts {
         let s = state.withLock { $0 }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        let seconds = s.firstPTS.flatMap { f in s.lastEnd.map { Double($0 - f) / Double(ClockTime.second) } } ?? 0
+        let progress = s.stage.progress
+        let seconds = progress?.seconds ?? 0
         let angle = s.stage.angle ?? .degrees0
         // Burnt in: the file's frames are turned (a quarter turn swaps its size) and carry no rotation.
         let turned = options.burnIn && angle.swapsDimensions
         var facts = RecordingFacts(codec: choice.codec.rawValue, encoder: choice.encoder,
                                width: turned ? s.size.height : s.size.width,
                                height: turned ? s.size.width : s.size.height,
-                               seconds: (seconds * 1000).rounded() / 1000, frames: s.frames,
-                               bytes: bytes, startedAt: (s.firstDate ?? s.requestDate).iso8601Milliseconds,
+                               seconds: (seconds * 1000).rounded() / 1000, frames: progress?.frames ?? 0,
+                               bytes: bytes, startedAt: (progress?.firstDate ?? s.requestDate).iso8601Milliseconds,
                                orientation: options.burnIn ? 0 : angle.degrees, file: url.path)
         if options.burnIn { facts.burnedIn = angle.degrees }
         if !choice.passedOver.isEmpty { facts.encoderPassedOver = choice.passedOver }
         if choice.fellBack { facts.encoderFallback = true }
-        facts.pixelConversion = s.conversion
-        let loss = lost(s, frames: s.frames)
+        facts.pixelConversion = s.conversion.conversion
+        let loss = lost(s, frames: progress?.frames ?? 0)
         facts.setLost(camera: loss.camera, encoder: loss.encoder)
-        facts.clockSynchronized = s.clockSynchronized
+        facts.clockSynchronized = progress?.clockSynchronized
         facts.controls = startControls.withLock { $0 }
         // Only a location the file really holds.
         if let writer = s.location, writer.statistics.headers > 0 { facts.set(writer.location) }

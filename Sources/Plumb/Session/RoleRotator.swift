@@ -41,21 +41,21 @@ public final class RoleRotator: Sendable {
     /// - Throws: an element that carries a role but is not of a factory the role needs
     ///   (a `preview_flip` that is not a `videoflip`, a `rec_mux` that is neither `mp4mux`
     ///   nor `qtmux`): rename it or change the element.
-    public init(pipeline: Pipeline, observer: RotationObserver) throws(GStreamerError) {
+    public init(pipeline: Pipeline, observer: RotationObserver) throws(CaptureError) {
         var flips: [Element] = [], muxers: [Element] = []
         for element in pipeline.allElements {
             let name = element.name
             switch ElementRole.of(elementName: name) {
             case .previewFlip?:
                 guard element.factoryName == "videoflip" else {
-                    throw GStreamerError(message: "\(name) has the role preview_flip but is a \(element.factoryName ?? element.typeName), "
-                                         + "not a videoflip: rename it or make it a videoflip", source: element.path)
+                    throw .invalidArgument("\(name) has the role preview_flip but is a \(element.factoryName ?? element.typeName), "
+                                         + "not a videoflip: rename it or make it a videoflip")
                 }
                 flips.append(element)
             case .recordingMux?:
                 guard let factory = element.factoryName, ["mp4mux", "qtmux"].contains(factory) else {
-                    throw GStreamerError(message: "\(name) has the role rec_mux but is a \(element.factoryName ?? element.typeName), "
-                                         + "not an mp4mux or qtmux: rename it or make it one", source: element.path)
+                    throw .invalidArgument("\(name) has the role rec_mux but is a \(element.factoryName ?? element.typeName), "
+                                         + "not an mp4mux or qtmux: rename it or make it one")
                 }
                 muxers.append(element)
             default:

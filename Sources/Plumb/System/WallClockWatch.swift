@@ -3,12 +3,14 @@ import PlumbLocation
 import Synchronization
 
 /// Watches the wall clock against the monotonic one: a board without a real-time clock
-/// boots hours or years off and NTP later sets it in one step. Every `interval` it compares
-/// how far each clock moved; a difference beyond `threshold` is a jump, handed to `onJump`.
-/// It also follows the kernel's word on synchronisation (`WallClock.isSynchronized`),
-/// handing each change to `onSynchronization`. Nothing that times the engine (segment
-/// lengths, the stall watchdog, fragments) uses the wall clock, so a jump only moves the
-/// times in names and metadata.
+/// boots hours or years off and NTP later sets it in one step. The kernel tells of every set
+/// (`WallClockSetEvents`, a timerfd); the step is then how far the wall clock moved beyond
+/// the monotonic one since the last reading, and one beyond `threshold` is a jump, handed to
+/// `onJump`. (The two clocks run at the same rate, NTP's slewing included, so only a set
+/// changes their difference.) It also follows the kernel's word on synchronisation
+/// (`WallClock.isSynchronized`), handing each change to `onSynchronization`. Nothing that
+/// times the engine (segment lengths, the stall watchdog, fragments) uses the wall clock,
+/// so a jump only moves the times in names and metadata.
 public final class WallClockWatch: Sendable {
     /// One step of the wall clock.
     public struct Jump: Sendable, Equatable, Encodable {
@@ -49,19 +51,39 @@ public final class WallClockWatch: Sendable {
         }
     }
 
-    public let interval: Duration
+    /// How often the kernel's word on synchronisation is read: adjtimex has no event for
+    /// it (the clock's sets have one, `WallClockSetEvents`), so it alone is checked by time.
+    public let synchronizationInterval: Duration
     public let threshold: Duration
     private let synchronized: @Sendable () -> Bool?
     private let onJump: @Sendable (Jump) -> Void
     private let onSynchronization: @Sendable (Bool?) -> Void
     private let state: Mutex<(status: Status, last: (wall: Date, monotonic: ContinuousClock.Instant)?)>
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let queue = DispatchQueue(label: "plumb.wall-clock-watch")
+    private let running = Mutex<Running?>(nil)
 
-    public init(interval: Duration = .seconds(1), threshold: Duration = .seconds(2),
+    /// What listens while started: the clock's sets, and the timer of the synchronisation check.
+    /// `@unchecked Sendable`: dispatch sources may be cancelled from any thread.
+    private final class Running: @unchecked Sendable {
+        let sets: WallClockSetEvents
+        let synchronization: any DispatchSourceTimer
+
+        init(sets: WallClockSetEvents, synchronization: any DispatchSourceTimer) {
+            self.sets = sets
+            self.synchronization = synchronization
+        }
+
+        func cancel() {
+            sets.cancel()
+            synchronization.cancel()
+        }
+    }
+
+    public init(synchronizationInterval: Duration = .seconds(1), threshold: Duration = .seconds(2),
                 synchronized: @escaping @Sendable () -> Bool? = { WallClock.isSynchronized() },
                 onJump: @escaping @Sendable (Jump) -> Void,
                 onSynchronization: @escaping @Sendable (Bool?) -> Void = { _ in }) {
-        self.interval = interval
+        self.synchronizationInterval = synchronizationInterval
         self.threshold = threshold
         self.synchronized = synchronized
         self.onJump = onJump
@@ -69,25 +91,44 @@ public final class WallClockWatch: Sendable {
         state = Mutex((Status(synchronized: synchronized(), jumps: 0), nil))
     }
 
+    deinit { stop() }
+
     public var status: Status { state.withLock { $0.status } }
 
-    /// Checks every `interval` until `stop()`.
-    public func start() {
-        check()
-        let interval = self.interval
-        let running = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                self?.check()
-            }
+    /// Why the kernel cannot tell of the wall clock's sets (the timerfd that tells could
+    /// not be made or armed), in words for the log.
+    public struct Unwatchable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Follows the wall clock's sets, and the kernel's word on synchronisation every
+    /// `synchronizationInterval`, until `stop()`. `onFailure`: the kernel stopped telling of
+    /// sets (a timerfd that could not be re-armed); jumps are not seen after it.
+    public func start(onFailure: @escaping @Sendable (Unwatchable) -> Void = { _ in }) throws(Unwatchable) {
+        stop()
+        let sets: WallClockSetEvents
+        do {
+            sets = try WallClockSetEvents(queue: queue, onSet: { [weak self] in self?.check() },
+                                          onFailure: { onFailure(Unwatchable(description: "\($0)")) })
+        } catch {
+            throw Unwatchable(description: "\(error)")
         }
-        task.withLock { $0 = running }
+        // The reading the first set is measured from, after the timerfd is armed: a set
+        // between the two is in this reading, one after it is an event.
+        queue.sync { check() }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let every = DispatchTimeInterval.milliseconds(max(1, Int((synchronizationInterval / .milliseconds(1)).rounded())))
+        timer.schedule(deadline: .now() + every, repeating: every, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in self?.checkSynchronization() }
+        timer.activate()
+        let started = Running(sets: sets, synchronization: timer)
+        running.withLock { $0 = started }
     }
 
     public func stop() {
-        task.withLock { t in
-            t?.cancel()
-            t = nil
+        running.withLock { r in
+            r?.cancel()
+            r = nil
         }
     }
 
@@ -95,6 +136,16 @@ public final class WallClockWatch: Sendable {
     func check() {
         let (wall, monotonic) = Self.reading(within: threshold / 4)
         check(wall: wall, monotonic: monotonic)
+    }
+
+    /// The kernel's word on synchronisation, read now; a change is handed on.
+    func checkSynchronization() {
+        let synced = synchronized()
+        let changed = state.withLock { s in
+            defer { s.status.synchronized = synced }
+            return s.status.synchronized != synced
+        }
+        if changed { onSynchronization(synced) }
     }
 
     /// The wall clock and the monotonic one read at the same moment, as nearly as a thread
@@ -107,15 +158,18 @@ public final class WallClockWatch: Sendable {
                         monotonic: () -> ContinuousClock.Instant = { .now })
         -> (wall: Date, monotonic: ContinuousClock.Instant)
     {
-        var best: (wall: Date, monotonic: ContinuousClock.Instant, spread: Duration)?
-        for _ in 0..<max(1, tries) {
+        func read() -> (wall: Date, monotonic: ContinuousClock.Instant, spread: Duration) {
             let before = monotonic()
             let now = wall()
             let spread = before.duration(to: monotonic())
-            if best == nil || spread < best!.spread { best = (now, before.advanced(by: spread / 2), spread) }
-            if spread <= within { break }
+            return (now, before.advanced(by: spread / 2), spread)
         }
-        return (best!.wall, best!.monotonic)
+        var best = read()
+        for _ in 1..<max(1, tries) where best.spread > within {
+            let next = read()
+            if next.spread < best.spread { best = next }
+        }
+        return (best.wall, best.monotonic)
     }
 
     /// One comparison of the clocks (and of the kernel's word) against the last.
