@@ -30,6 +30,7 @@ public final class MotionOutput: CaptureOutput {
         var angle = RotationAngle.degrees0
         var detector: MotionDetector
         var framesAnalysed = 0
+        var lightingChanges = 0
     }
     private let state: Mutex<State>
 
@@ -50,6 +51,8 @@ public final class MotionOutput: CaptureOutput {
 
     /// Frames handed to the detector so far (after the rate and the leaky queue dropped theirs).
     public var framesAnalysed: Int { state.withLock { $0.framesAnalysed } }
+    /// Frames found to be a lighting change so far (the background re-learnt from each).
+    public var lightingChanges: Int { state.withLock { $0.lightingChanges } }
 
     public func build(in bin: Bin, format: CaptureFormat, camera: CameraSource) throws -> BranchEnds {
         // Width a multiple of 4 (GRAY8 rows are padded to 4 bytes), height in proportion.
@@ -87,17 +90,18 @@ public final class MotionOutput: CaptureOutput {
         // The buffer's time on a steady clock; without one, the monotonic clock.
         let time = buffer.pts.map { Double($0) / 1e9 }
             ?? Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        let (result, fraction) = state.withLock { s in
+        let (result, frame) = state.withLock { s in
             s.framesAnalysed += 1
             let result = pixels.withUnsafeBytes {
                 s.detector.analyze($0, width: width, height: height, stride: stride, time: time, angle: s.angle)
             }
-            return (result, result.fraction)
+            if result.lighting { s.lightingChanges += 1 }
+            return (result, s.framesAnalysed)
         }
         if result.lighting { onLighting?() }
         if let change = result.change {
-            continuation.yield(MotionEvent(change: change, fraction: fraction, boxes: result.boxes,
-                                           frameTime: buffer.pts, date: Date()))
+            continuation.yield(MotionEvent(change: change, fraction: result.fraction, boxes: result.boxes,
+                                           frameTime: buffer.pts, date: Date(), frame: frame))
         }
     }
 }
