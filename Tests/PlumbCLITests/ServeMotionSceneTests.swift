@@ -1,4 +1,8 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
 import PlumbTestSupport
 import XCTest
 
@@ -43,13 +47,37 @@ final class ServeMotionSceneTests: XCTestCase {
                    file: file, line: line) { self.frames(serve) >= from + count }
     }
 
-    /// Switches the camera to `picture`; the detector's frame counts before and after the answer.
+    /// Switches the camera to `picture`; the detector's frame counts just before the request and
+    /// just after the answer (by URLSession in this process: a curl process's start and end
+    /// would let frames of the new picture be analysed before `after` is read).
     func switchTo(_ picture: URL, _ serve: ServeProcess, file: StaticString = #filePath,
                   line: UInt = #line) throws -> (before: Int, after: Int) {
-        let before = frames(serve)
-        let reply = try serve.curl("POST", "/camera?device=image:\(picture.path)")
-        XCTAssertEqual(reply.status, 200, reply.text, file: file, line: line)
-        return (before, frames(serve))
+        let before = try fastFrames(serve)
+        let (status, body) = try request(serve, "POST", "/camera?device=image:\(picture.path)")
+        XCTAssertEqual(status, 200, String(decoding: body, as: UTF8.self), file: file, line: line)
+        return (before, try fastFrames(serve))
+    }
+
+    func fastFrames(_ serve: ServeProcess) throws -> Int {
+        let (_, body) = try request(serve, "GET", "/status")
+        let root = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        return try XCTUnwrap((root?["motion"] as? [String: Any])?["frames_analysed"] as? Int, "\(root ?? [:])")
+    }
+
+    /// One request to the daemon by URLSession, waited for: the status and the body.
+    func request(_ serve: ServeProcess, _ method: String, _ path: String) throws -> (Int, Data) {
+        let url = try XCTUnwrap(URL(string: serve.http + path.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!))
+        var request = URLRequest(url: url, timeoutInterval: 60)
+        request.httpMethod = method
+        if let token = serve.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let answer = Mutex<(Int, Data)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            answer.withLock { $0 = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()) }
+            done.signal()
+        }.resume()
+        done.wait()
+        return try XCTUnwrap(answer.withLock { $0 }, "no answer to \(method) \(path)")
     }
 
     /// `box` is `expected` within `tolerance` on each edge.
