@@ -34,8 +34,11 @@ final class ServeMotionSceneTests: XCTestCase {
         return url
     }
 
+    /// `GET /status`'s `motion` (empty when it cannot be read).
     func motionStatus(_ serve: ServeProcess) -> [String: Any] {
-        ((try? serve.curl("GET", "/status").json())?["motion"] as? [String: Any]) ?? [:]
+        guard let (_, body) = try? request(serve, "GET", "/status"),
+              let root = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return [:] }
+        return root["motion"] as? [String: Any] ?? [:]
     }
 
     func frames(_ serve: ServeProcess) -> Int { motionStatus(serve)["frames_analysed"] as? Int ?? 0 }
@@ -44,24 +47,19 @@ final class ServeMotionSceneTests: XCTestCase {
     func waitForFrames(_ count: Int, _ serve: ServeProcess, file: StaticString = #filePath, line: UInt = #line) {
         let from = frames(serve)
         eventually("\(count) more frames analysed: \(motionStatus(serve))", timeout: .seconds(Double(count) + 60),
-                   file: file, line: line) { self.frames(serve) >= from + count }
+                   every: .milliseconds(50), file: file, line: line) { self.frames(serve) >= from + count }
     }
 
     /// Switches the camera to `picture`; the detector's frame counts just before the request and
-    /// just after the answer (by URLSession in this process: a curl process's start and end
-    /// would let frames of the new picture be analysed before `after` is read).
+    /// just after the answer (by URLSession in this process, as every request here: a curl
+    /// process's start and end would let frames of the new picture be analysed before `after`
+    /// is read).
     func switchTo(_ picture: URL, _ serve: ServeProcess, file: StaticString = #filePath,
                   line: UInt = #line) throws -> (before: Int, after: Int) {
-        let before = try fastFrames(serve)
+        let before = frames(serve)
         let (status, body) = try request(serve, "POST", "/camera?device=image:\(picture.path)")
         XCTAssertEqual(status, 200, String(decoding: body, as: UTF8.self), file: file, line: line)
-        return (before, try fastFrames(serve))
-    }
-
-    func fastFrames(_ serve: ServeProcess) throws -> Int {
-        let (_, body) = try request(serve, "GET", "/status")
-        let root = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-        return try XCTUnwrap((root?["motion"] as? [String: Any])?["frames_analysed"] as? Int, "\(root ?? [:])")
+        return (before, frames(serve))
     }
 
     /// One request to the daemon by URLSession, waited for: the status and the body.
