@@ -57,6 +57,8 @@ TABLE = [
     ("rotation_cost.metadata_cpu_ratio", "720p30 recording: metadata rotation / no rotation CPU", "<= 1.01", lambda v: v <= 1.01),
     ("webrtc.first_frame_ms", "control page load -> first decoded WebRTC frame, chromium, median (ms)", "", None),
     ("webrtc.glass_to_glass_ms", "WebRTC capture -> presented frame in chromium, median (ms)", "", None),
+    ("motion.cpu_pct.640x480", "motion detection at 5 analysis frames/s, 640x480 camera: scale, convert, detector (% of a core)", "<= 1", lambda v: v <= 1),
+    ("motion.cpu_pct.1280x720", "  1280x720 camera (% of a core)", "<= 1", lambda v: v <= 1),
 ]
 
 missing = [k for k, *_ in TABLE if values.get(k) is None]

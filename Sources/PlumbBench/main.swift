@@ -6,6 +6,7 @@
 //   plumb-bench rotation-latency [--size WxH] [--fps N] [--turns N] [--letterbox]
 //   plumb-bench idle [--size WxH] [--fps N] [--seconds S]
 //   plumb-bench retention [--files N] [--passes N]
+//   plumb-bench motion [--size WxH]... [--rate N] [--frames N] [--rounds N]
 //
 // Besides the text, each measurement `make bench` keeps is printed as a line
 // "= KEY JSON" (a number, or the samples as an array) that bench/run.sh collects.
@@ -61,6 +62,8 @@ case "idle":
     await IdleBench.main(Array(arguments.dropFirst()))
 case "retention":
     RetentionBench.main(Array(arguments.dropFirst()))
+case "motion":
+    MotionBench.main(Array(arguments.dropFirst()))
 default:
-    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency|idle|retention [OPTIONS]", code: 2)
+    fail("usage: plumb-bench capture|rtsp-preview|rotation-latency|idle|retention|motion [OPTIONS]", code: 2)
 }

@@ -160,12 +160,14 @@ public final class MotionService: Sendable {
 
     /// `GET /status`'s `motion`: `enabled`, and (null when disabled) `state` (`idle` or
     /// `motion`), `last_started`, `last_ended`, `triggers` (motion starts) and
-    /// `frames_analysed` (by the current session's detector).
+    /// `frames_analysed` and `lighting_changes` (by the current session's detector: frames
+    /// it looked at, and those it took for a change of the light and re-learnt from).
     public var status: Status {
         state.withLock { s in
             guard config.enabled else { return Status(enabled: false) }
             return Status(enabled: true, state: s.inMotion ? "motion" : "idle", lastStarted: s.lastStarted,
-                          lastEnded: s.lastEnded, triggers: s.starts, framesAnalysed: s.output?.framesAnalysed ?? 0)
+                          lastEnded: s.lastEnded, triggers: s.starts, framesAnalysed: s.output?.framesAnalysed ?? 0,
+                          lightingChanges: s.output?.lightingChanges ?? 0)
         }
     }
 
@@ -176,10 +178,11 @@ public final class MotionService: Sendable {
         public var lastEnded: String?
         public var triggers: Int?
         public var framesAnalysed: Int?
+        public var lightingChanges: Int?
 
         enum CodingKeys: String, CodingKey {
             case enabled, state, lastStarted = "last_started", lastEnded = "last_ended", triggers
-            case framesAnalysed = "frames_analysed"
+            case framesAnalysed = "frames_analysed", lightingChanges = "lighting_changes"
         }
 
         /// Every key, null when it has no value.
@@ -191,6 +194,7 @@ public final class MotionService: Sendable {
             try c.encode(lastEnded, forKey: .lastEnded)
             try c.encode(triggers, forKey: .triggers)
             try c.encode(framesAnalysed, forKey: .framesAnalysed)
+            try c.encode(lightingChanges, forKey: .lightingChanges)
         }
     }
 }

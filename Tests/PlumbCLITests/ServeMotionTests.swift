@@ -138,7 +138,7 @@ final class ServeMotionTests: XCTestCase {
         let serve = try ServeProcess(self)
         let off = status(serve)
         XCTAssertEqual(off["enabled"] as? Bool, false, "\(off)")
-        for key in ["state", "last_started", "last_ended", "triggers", "frames_analysed"] {
+        for key in ["state", "last_started", "last_ended", "triggers", "frames_analysed", "lighting_changes"] {
             XCTAssertTrue(off[key] is NSNull, "\(key): \(off)")
         }
         XCTAssertFalse(serve.log.contains("motion"), serve.log)

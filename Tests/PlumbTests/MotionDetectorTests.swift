@@ -61,6 +61,24 @@ final class MotionDetectorTests: XCTestCase {
         XCTAssertEqual(d.state, .quiet)
     }
 
+    /// An object with rows of the background's own grey across it (a scene's grid lines the
+    /// same grey as the object, after scaling): its changed parts, a pixel apart, are one
+    /// region, one box around the whole object.
+    func testAnObjectCutByUnchangedRowsIsOneBox() throws {
+        var d = MotionDetector(options: MotionOptions())
+        let still = scene()
+        var moved = withObject(still, x: object.x, y: object.y, width: object.width, height: object.height)
+        for row in stride(from: object.y + 8, to: object.y + object.height - 4, by: 9) {
+            for col in object.x..<(object.x + object.width) { moved[row * width + col] = still[row * width + col] }
+        }
+        let results = feed(&d, Array(repeating: still, count: 5) + Array(repeating: moved, count: 2))
+        XCTAssertEqual(results[6].change, .started)
+        XCTAssertEqual(results[6].boxes.count, 1, "\(results[6].boxes)")
+        let box = try XCTUnwrap(results[6].boxes.first)
+        XCTAssertEqual(box.y, Double(object.y) / 120, accuracy: 0.01)
+        XCTAssertEqual(box.height, Double(object.height) / 120, accuracy: 0.01)
+    }
+
     func testAnObjectInsideAMaskIsNotFound() {
         let mask = NormalizedRect(x: 0.35, y: 0.3, width: 0.35, height: 0.4)
         var d = MotionDetector(options: MotionOptions(masks: [mask]))

@@ -29,6 +29,10 @@ public struct MotionDetector: Sendable {
     }
 
     public static let maxBoxes = 8
+    /// Changed pixels this far apart (or closer) belong to one region: an object is not cut into
+    /// boxes by a row or column of its pixels that happen to match the background's grey (a
+    /// grid line of the scene behind it, a stripe of its own).
+    static let regionReach = 2
     /// How fast the background follows the scene per analysis frame, where nothing changed and where
     /// something did (slowly: something that stays, a parked car, becomes background in time).
     static let learning: Float = 0.05
@@ -228,10 +232,11 @@ public struct MotionDetector: Sendable {
         }
     }
 
-    /// The changed area in pixels and the boxes of its connected regions (4-connected),
-    /// normalised and turned upright by `angle`. Leaves `changed` as 0/1 (labels undone).
+    /// The changed area in pixels and the boxes of its regions (changed pixels at most
+    /// `regionReach` apart in each direction are one region), normalised and turned upright by
+    /// `angle`. Leaves `changed` as 0/1 (labels undone).
     private mutating func regions(angle: RotationAngle) -> (Int, [NormalizedRect]) {
-        let w = width, h = height
+        let w = width, h = height, reach = Self.regionReach
         var area = 0
         var found: [(area: Int, x0: Int, y0: Int, x1: Int, y1: Int)] = []
         changed.withUnsafeMutableBufferPointer { ch in
@@ -243,10 +248,13 @@ public struct MotionDetector: Sendable {
                     let i = Int(top), x = i % w, y = i / w
                     n += 1
                     x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
-                    if x > 0 && ch[i - 1] == 1 { ch[i - 1] = 2; stack.append(Int32(i - 1)) }
-                    if x < w - 1 && ch[i + 1] == 1 { ch[i + 1] = 2; stack.append(Int32(i + 1)) }
-                    if y > 0 && ch[i - w] == 1 { ch[i - w] = 2; stack.append(Int32(i - w)) }
-                    if y < h - 1 && ch[i + w] == 1 { ch[i + w] = 2; stack.append(Int32(i + w)) }
+                    for ny in max(0, y - reach)...min(h - 1, y + reach) {
+                        let row = ny * w
+                        for nx in max(0, x - reach)...min(w - 1, x + reach) where ch[row + nx] == 1 {
+                            ch[row + nx] = 2
+                            stack.append(Int32(row + nx))
+                        }
+                    }
                 }
                 area += n
                 found.append((n, x0, y0, x1, y1))

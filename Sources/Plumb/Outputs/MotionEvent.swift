@@ -11,11 +11,15 @@ public struct MotionEvent: Sendable, Hashable {
     /// The frame's time (its buffer timestamp, nanoseconds), and the wall-clock time it was analysed.
     public var frameTime: UInt64?
     public var date: Date
+    /// The analysis frame that decided it, counted as `MotionOutput.framesAnalysed` counts
+    /// (1 for the first frame the output analysed): how many frames a change took to be found.
+    public var frame: Int
 
-    /// `{"motion": "started"|"ended", "fraction", "boxes": [{x, y, width, height}], "time"}`.
+    /// `{"motion": "started"|"ended", "fraction", "boxes": [{x, y, width, height}], "time", "frame"}`.
     public var jsonObject: [String: Any] {
         [
             "motion": change.rawValue, "fraction": (fraction * 10_000).rounded() / 10_000, "time": date.iso8601Milliseconds,
+            "frame": frame,
             "boxes": boxes.map { ["x": $0.x, "y": $0.y, "width": $0.width, "height": $0.height] },
         ]
     }

@@ -31,6 +31,7 @@ public final class MotionOutput: CaptureOutput {
         var detector: MotionDetector
         var framesAnalysed = 0
         var lastMotion: Sighting?
+        var lightingChanges = 0
     }
     private let state: Mutex<State>
 
@@ -51,6 +52,8 @@ public final class MotionOutput: CaptureOutput {
 
     /// Frames handed to the detector so far (after the rate and the leaky queue dropped theirs).
     public var framesAnalysed: Int { state.withLock { $0.framesAnalysed } }
+    /// Frames found to be a lighting change so far (the background re-learnt from each).
+    public var lightingChanges: Int { state.withLock { $0.lightingChanges } }
 
     /// What the newest motion frame (its changed area at least `minArea`) showed.
     public struct Sighting: Sendable, Hashable {
@@ -107,20 +110,21 @@ public final class MotionOutput: CaptureOutput {
         // The buffer's time on a steady clock; without one, the monotonic clock.
         let time = buffer.pts.map { Double($0) / 1e9 }
             ?? Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        let (result, fraction) = state.withLock { s in
+        let (result, frame) = state.withLock { s in
             s.framesAnalysed += 1
             let result = pixels.withUnsafeBytes {
                 s.detector.analyze($0, width: width, height: height, stride: stride, time: time, angle: s.angle)
             }
+            if result.lighting { s.lightingChanges += 1 }
             if !result.lighting, result.fraction >= s.detector.options.minArea {
                 s.lastMotion = Sighting(boxes: result.boxes, fraction: result.fraction, date: Date())
             }
-            return (result, result.fraction)
+            return (result, s.framesAnalysed)
         }
         if result.lighting { onLighting?() }
         if let change = result.change {
-            continuation.yield(MotionEvent(change: change, fraction: fraction, boxes: result.boxes,
-                                           frameTime: buffer.pts, date: Date()))
+            continuation.yield(MotionEvent(change: change, fraction: result.fraction, boxes: result.boxes,
+                                           frameTime: buffer.pts, date: Date(), frame: frame))
         }
     }
 }
