@@ -13,6 +13,8 @@ let package = Package(
     name: "Plumb",
     products: [
         .executable(name: "plumb", targets: ["PlumbCLI"]),
+        // The daemon (`plumb serve` execs it): the HTTP server's libraries in it alone.
+        .executable(name: "plumb-serve", targets: ["PlumbServe"]),
         // Measurements for `make bench` (bench/*.sh): too machine-dependent for tests.
         .executable(name: "plumb-bench", targets: ["PlumbBench"]),
         .library(name: "Plumb", targets: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription"]),
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.
         .target(name: "CSoupShim", dependencies: ["CSoup"]),
-        // What the executable alone needs in C: holding the stop signals before any initializer runs.
+        // What the executables alone need in C: holding the stop signals before any initializer runs.
         .target(name: "CPlumbCLIShim"),
 
         // The Swift layers over C, lowest first. Each layer imports only the ones below it.
@@ -73,10 +75,16 @@ let package = Package(
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
         // It sees the engine's types and errors only: no GStreamer (LayerTests).
         .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib"]),
-        // The `plumb` executable: arguments, commands, signals. No GStreamer or GLib of its own (LayerTests).
+        // What both executables share: arguments, the command protocol, exit codes, signals.
+        .target(name: "PlumbCommandLine", dependencies: ["CPlumbCLIShim"]),
+        // The `plumb` executable: the one-shot commands. No GStreamer or GLib of its own, and not
+        // the daemon: `plumb serve` execs `plumb-serve` (LayerTests).
         .executableTarget(name: "PlumbCLI",
-                          dependencies: ["PlumbService", "Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
+                          dependencies: ["PlumbCommandLine", "Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
                                          "CPlumbCLIShim"],
+                          linkerSettings: staticSwift),
+        // The `plumb-serve` executable: `plumb serve`, the daemon.
+        .executableTarget(name: "PlumbServe", dependencies: ["PlumbCommandLine", "PlumbService", "Plumb"],
                           linkerSettings: staticSwift),
         .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"],
                           linkerSettings: staticSwift),
