@@ -11,6 +11,8 @@ CONFIG ?= debug
 SWIFT ?= swift
 SWIFT_FLAGS ?= -c $(CONFIG)
 PLUMB ?= .build/$(CONFIG)/plumb
+# The daemon's executable, which `plumb serve` execs: always beside plumb.
+PLUMB_SERVE = $(dir $(PLUMB))plumb-serve
 TEST_LOG ?= .build/test.log
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -102,6 +104,7 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/plumb/pipelines \
 		$(DESTDIR)$(SYSCONFDIR)/plumb $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 755 $(PLUMB) $(DESTDIR)$(PREFIX)/bin/plumb
+	install -m 755 $(PLUMB_SERVE) $(DESTDIR)$(PREFIX)/bin/plumb-serve
 	install -m 644 pipelines/*.pipeline $(DESTDIR)$(PREFIX)/share/plumb/pipelines/
 	install -d $(DESTDIR)$(PREFIX)/share/plumb/web
 	install -m 644 web/index.html web/plumb.css web/plumb.js $(DESTDIR)$(PREFIX)/share/plumb/web/
@@ -119,7 +122,7 @@ install: build
 
 # The config in /etc stays: it is the user's.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/plumb $(DESTDIR)$(SYSTEMD_UNIT_DIR)/plumb.service
+	rm -f $(DESTDIR)$(PREFIX)/bin/plumb $(DESTDIR)$(PREFIX)/bin/plumb-serve $(DESTDIR)$(SYSTEMD_UNIT_DIR)/plumb.service
 	rm -rf $(DESTDIR)$(PREFIX)/share/plumb
 
 clean:

@@ -48,6 +48,19 @@ static void plumb_catch_signals_at_start(int argc, char **argv, char **envp) {
   sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
-// Only an executable may have a .preinit_array (this target is linked into `plumb` alone).
+int plumb_exec_holding_signals(const char *path, char *const argv[]) {
+  sigset_t set = plumb_caught_signals(), before;
+  sigprocmask(SIG_BLOCK, &set, &before);
+  // What the handler already caught is pending again, for the new program's handler.
+  unsigned char byte;
+  while (plumb_inbox[0] >= 0 && read(plumb_inbox[0], &byte, 1) == 1) raise(byte);
+  execv(path, argv);
+  int failure = errno;
+  sigprocmask(SIG_SETMASK, &before, NULL);
+  return failure;
+}
+
+// Only an executable may have a .preinit_array (this target is linked into `plumb` and
+// `plumb-serve` alone, each of which gets its own).
 __attribute__((section(".preinit_array"), used))
 static void (*plumb_catch_signals_entry)(int, char **, char **) = plumb_catch_signals_at_start;

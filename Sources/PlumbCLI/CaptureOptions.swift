@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbRotation
 
 /// The options `plumb photo` and `plumb record` share: the camera and the frame size,

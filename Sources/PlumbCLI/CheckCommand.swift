@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbDescription
 
 /// `plumb check FILE [-D k=v]...`

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 
 /// `plumb controls [--camera ...] [--json]`
 enum ControlsCommand: Command {

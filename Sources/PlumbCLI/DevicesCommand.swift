@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 
 /// `plumb devices [--json]`
 enum DevicesCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 
 /// `plumb encoders [--json]`
 enum EncodersCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbMedia
 
 /// `plumb inspect FILE...`: orientation metadata from Plumb's own parsers.

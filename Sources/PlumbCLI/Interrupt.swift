@@ -1,4 +1,5 @@
 import Foundation
+import PlumbCommandLine
 import Synchronization
 
 /// Ctrl-C / SIGTERM for the one-shot commands: the first signal asks the command to

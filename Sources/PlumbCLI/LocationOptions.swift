@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbLocation
 
 /// `--location SOURCE`, `--gps LAT,LON[,ALT]` (the older spelling of `--location fixed:...`)

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbRotation
 
 /// `plumb motion [--camera ...] [--rate N] [--sensitivity S] [--min-area F] [--min-frames N]

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbCommandLine
 
 /// Where a one-shot command writes its file (`-o`), checked before the camera opens so a
 /// bad path costs nothing and leaves nothing behind.

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 
 @main
 enum PlumbMain {
@@ -7,11 +8,12 @@ enum PlumbMain {
 
     static var commands: [any Command.Type] { [
         CheckCommand.self, RunCommand.self, DevicesCommand.self, ControlsCommand.self, EncodersCommand.self, PhotoCommand.self, RecordCommand.self, ScanCommand.self, MotionCommand.self,
-        RotationCommand.self, InspectCommand.self, RepairCommand.self, ServeCommand.self,
+        RotationCommand.self, InspectCommand.self, RepairCommand.self,
     ] }
 
     static var help: String {
-        let list = commands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }
+        let names = commands.map { ($0.name, $0.summary) } + [(DaemonCommand.name, DaemonCommand.summary)]
+        let list = names.map { "  \($0.0.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.1)" }
         return """
             plumb — a camera capture engine on GStreamer
 
@@ -31,6 +33,7 @@ enum PlumbMain {
 
     static func main() async {
         var args = Array(CommandLine.arguments.dropFirst())
+        if args.first == DaemonCommand.name { ServeLauncher.exec() }
         // The stop signals are caught from the first instruction (SignalInbox); from here on
         // only those the command watches are.
         SignalInbox.release(allBut: commands.first { $0.name == args.first }?.watchedSignals ?? [])
@@ -53,29 +56,6 @@ enum PlumbMain {
             exit(ExitCode.usage.rawValue)
         }
         args.removeFirst()
-        var arguments = Arguments(args)
-        if arguments.flag("--help", "-h") {
-            say(command.help)
-            exit(0)
-        }
-        do {
-            let code = try await command.run(&arguments)
-            exit(code.rawValue)
-        } catch let error as UsageError {
-            FileHandle.standardError.write("plumb \(command.name): \(error)\n\n\(command.help)\n")
-            exit(ExitCode.usage.rawValue)
-        } catch {
-            FileHandle.standardError.write("plumb \(command.name): error: \(error)\n")
-            exit(ExitCode.failure.rawValue)
-        }
+        await CommandRunner.run(command, args)
     }
-}
-
-extension FileHandle {
-    func write(_ text: String) { write(Data(text.utf8)) }
-}
-
-/// Writes a line to stdout at once (no stdio buffering), so progress shows when piped.
-func say(_ line: String) {
-    FileHandle.standardOutput.write(line + "\n")
 }

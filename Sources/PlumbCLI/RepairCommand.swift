@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbMedia
 
 /// `plumb repair FOLDER [--dry-run] [--json]`: the recordings a crash left, made playable.

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbRotation
 
 /// `plumb rotation --accelerometer SPEC ...`: a live diagnostic for installers.

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbRotation
 
 /// `--accelerometer SPEC --mount ANGLE --facing back|front --hysteresis DEG --debounce MS`,

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbDescription
 
 /// `plumb run FILE [-D k=v]... [--duration SECONDS]`

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbRotation
 
 /// `plumb scan [--camera ...] [--types LIST] [--region X,Y,W,H] [--rate N] [--once] [--seconds N]`

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PlumbCommandLine
 import Synchronization
 
 /// What libraries print on stderr while `body` runs, kept instead of printed: GLib's default

@@ -25,6 +25,38 @@ final class EarlySignalTests: XCTestCase {
         try check("record", ["--seconds", "1", "--camera", "test", "--size", "160x120"], file: "early.mp4")
     }
 
+    /// `plumb serve` execs `plumb-serve`: a SIGTERM while the one replaces itself with the
+    /// other, or while `plumb-serve` is still loading, waits for its handler (held across the
+    /// exec) and stops the daemon cleanly (exit 0), never killing it (143).
+    func testSIGTERMInTheFirstMillisecondsOfServeStopsItCleanly() throws {
+        let dir = try temporaryDirectory(self)
+        var outcomes: [String: Int] = [:]
+        for round in 0..<rounds {
+            for delay in delays {
+                let logs = dir.appendingPathComponent("logs-\(delay)ms-\(round)")
+                try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: false)
+                let child = try ShellChild(PlumbProcess.binary.path, [
+                    "serve", "--set", "camera.device=test", "--set", "camera.size=160x120", "--set", "rotation.accelerometer=fixed:0",
+                    "--set", "preview.address=127.0.0.1", "--set", "preview.port=0", "--set", "http.listen=127.0.0.1:0",
+                    "--set", "recording.folder=\(dir.appendingPathComponent("recordings-\(delay)ms-\(round)").path)",
+                ], logs: logs)
+                guard child.waitUntilRunning(timeout: 20) else {
+                    XCTFail("serve after \(delay) ms: the program never started running (or ended first)")
+                    child.kill(SIGKILL)
+                    _ = child.wait(timeout: 10)
+                    continue
+                }
+                if delay > 0 { usleep(useconds_t(delay * 1000)) }  // the thing tested: the signal this long into the run
+                child.kill(SIGTERM)
+                let status = child.wait(timeout: 60)
+                let stderr = (try? String(contentsOf: logs.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
+                XCTAssertEqual(status, .exited(0), "serve, SIGTERM \(delay) ms after it started running: \(status); stderr: \(stderr)")
+                outcomes["\(status)", default: 0] += 1
+            }
+        }
+        print("serve: SIGTERM outcomes over \(rounds) rounds of \(delays) ms: \(outcomes)")
+    }
+
     private func check(_ command: String, _ options: [String], file name: String) throws {
         let dir = try temporaryDirectory(self)
         var outcomes: [String: Int] = [:]

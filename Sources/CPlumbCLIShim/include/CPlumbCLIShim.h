@@ -1,4 +1,4 @@
-// The `plumb` executable's shim: only what Swift cannot do. Every symbol is prefixed `plumb_`.
+// The `plumb` and `plumb-serve` executables' shim: only what Swift cannot do. Every symbol is prefixed `plumb_`.
 #pragma once
 #include <signal.h>
 
@@ -17,3 +17,9 @@ sigset_t plumb_caught_signals(void);
 /// per signal, in arrival order; non-blocking, close-on-exec), or -1 when the pipe could
 /// not be made at start (the signals then kept their default action).
 int plumb_signal_inbox(void);
+
+/// Replaces the program with `path` (execv) with the stop signals held: blocked over the
+/// exec, and those already caught raised again, so they wait, pending, for the new program's
+/// own handler (its `.preinit_array` unblocks them) instead of killing it while it loads.
+/// Returns only on failure: errno, with the signals as they were.
+int plumb_exec_holding_signals(const char *path, char *const argv[]);

@@ -8,10 +8,10 @@ import Foundation
 /// they come. One watch at a time (the inbox has one reader); after `cancel()` a signal is
 /// caught and dropped.
 /// `@unchecked Sendable`: the Dispatch source is thread-safe and never replaced.
-final class SignalWatch: @unchecked Sendable {
+package final class SignalWatch: @unchecked Sendable {
     private let source: (any DispatchSourceRead)?
 
-    init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+    package init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
         let deliver: @Sendable ([Int32]) -> Void = { numbers in
             for number in numbers where signals.contains(number) { handler(number) }
         }
@@ -26,7 +26,7 @@ final class SignalWatch: @unchecked Sendable {
         self.source = source
     }
 
-    func cancel() {
+    package func cancel() {
         source?.cancel()
     }
 }

@@ -1,5 +1,5 @@
-/// One `plumb` subcommand.
-protocol Command: Sendable {
+/// One `plumb` subcommand (`serve` is `plumb-serve`'s).
+package protocol Command: Sendable {
     static var name: String { get }
     static var summary: String { get }
     /// Full `--help` text.
@@ -11,5 +11,5 @@ protocol Command: Sendable {
 }
 
 extension Command {
-    static var watchedSignals: [Int32] { [] }
+    package static var watchedSignals: [Int32] { [] }
 }

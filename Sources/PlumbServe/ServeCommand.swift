@@ -1,13 +1,14 @@
 import Foundation
 import Plumb
+import PlumbCommandLine
 import PlumbService
 import Synchronization
 
 /// `plumb serve [--config FILE] [--listen ADDR:PORT] [--set GROUP.KEY=VALUE]... [--print-config]`
 enum ServeCommand: Command {
-    static let name = "serve"
-    static let summary = "the recorder daemon: RTSP preview, HTTP control API, recordings"
-    static var watchedSignals: [Int32] { [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2] }
+    static let name = DaemonCommand.name
+    static let summary = DaemonCommand.summary
+    static var watchedSignals: [Int32] { DaemonCommand.watchedSignals }
     static let help = """
         Usage: plumb serve [--config FILE] [--listen ADDR:PORT] [--set GROUP.KEY=VALUE]... [--print-config]
 

@@ -5,17 +5,17 @@ import Synchronization
 /// The stop signals `plumb` catches from its first instruction (CPlumbCLIShim): each one
 /// caught is a byte in a pipe, so a SIGTERM that comes while the program is still starting
 /// waits there for the command that handles it instead of killing the process.
-enum SignalInbox {
+package enum SignalInbox {
     /// Read from the pipe before a watch started, kept for it (signal numbers, in order).
     private static let early = Mutex<[Int32]>([])
 
     /// The pipe's read end, -1 when there is none (the signals kept their default action).
-    static var descriptor: Int32 { plumb_signal_inbox() }
+    package static var descriptor: Int32 { plumb_signal_inbox() }
 
     /// Gives every caught signal but `watched` its default action back; one of them that
     /// already came acts now, as it would have without the handler (it ends the process).
     /// Called by `main` before the command runs.
-    static func release(allBut watched: [Int32]) {
+    package static func release(allBut watched: [Int32]) {
         var caught = plumb_caught_signals()
         let released = (1..<Int32(NSIG)).filter { sigismember(&caught, $0) == 1 && !watched.contains($0) }
         for number in released { signal(number, SIG_DFL) }
@@ -25,7 +25,7 @@ enum SignalInbox {
     }
 
     /// What came so far and no one has taken yet, in order; never waits.
-    static func take() -> [Int32] {
+    package static func take() -> [Int32] {
         let arrived = read()
         return early.withLock { list in
             defer { list.removeAll() }

@@ -1,5 +1,5 @@
-/// `plumb` exit codes (documented in README.md).
-enum ExitCode: Int32 {
+/// `plumb` and `plumb-serve` exit codes (documented in README.md).
+package enum ExitCode: Int32 {
     /// Done: EOS reached, or a stop finalized every file.
     case success = 0
     /// The pipeline failed while running (a bus error, EOS not arriving when stopping).

@@ -1,25 +1,25 @@
 /// A wrong command line: printed with the command's usage, exit 2.
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ message: String) { description = message }
+package struct UsageError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ message: String) { description = message }
 }
 
 /// The arguments after the command name, consumed option by option. Whatever
 /// is left at the end is an error, so a typo never passes silently.
-struct Arguments {
-    private(set) var rest: [String]
+package struct Arguments {
+    package private(set) var rest: [String]
 
-    init(_ args: [String]) { rest = args }
+    package init(_ args: [String]) { rest = args }
 
     /// Removes a boolean flag; true if it was there.
-    mutating func flag(_ names: String...) -> Bool {
+    package mutating func flag(_ names: String...) -> Bool {
         guard let i = rest.firstIndex(where: { names.contains($0) }) else { return false }
         rest.remove(at: i)
         return true
     }
 
     /// Removes every `--name VALUE` / `--name=VALUE` / `-D VALUE` / `-DVALUE`, in order.
-    mutating func options(_ names: String...) throws(UsageError) -> [String] {
+    package mutating func options(_ names: String...) throws(UsageError) -> [String] {
         var values: [String] = []
         var i = 0
         while i < rest.count {
@@ -42,14 +42,14 @@ struct Arguments {
     }
 
     /// The last value of a single-valued option.
-    mutating func option(_ names: String...) throws(UsageError) -> String? {
+    package mutating func option(_ names: String...) throws(UsageError) -> String? {
         var values: [String] = []
         for name in names { values += try options(name) }
         return values.last
     }
 
     /// The next positional argument.
-    mutating func positional(_ what: String) throws(UsageError) -> String {
+    package mutating func positional(_ what: String) throws(UsageError) -> String {
         rest.removeAll { $0 == "--" }
         guard let i = rest.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" }) else {
             throw UsageError("missing \(what)")
@@ -58,14 +58,14 @@ struct Arguments {
     }
 
     /// Fails on anything not consumed.
-    func finish() throws(UsageError) {
+    package func finish() throws(UsageError) {
         guard let first = rest.first else { return }
         throw UsageError(first.hasPrefix("-") ? "unknown option \(first)" : "unexpected argument \"\(first)\"")
     }
 }
 
 /// Parses `KEY=VALUE` from `-D`.
-func parseDefines(_ values: [String]) throws(UsageError) -> [String: String] {
+package func parseDefines(_ values: [String]) throws(UsageError) -> [String: String] {
     var result: [String: String] = [:]
     for v in values {
         guard let eq = v.firstIndex(of: "="), eq != v.startIndex else {
@@ -77,7 +77,7 @@ func parseDefines(_ values: [String]) throws(UsageError) -> [String: String] {
 }
 
 /// A number of seconds, for --duration and friends.
-func parseSeconds(_ text: String, option: String) throws(UsageError) -> Double {
+package func parseSeconds(_ text: String, option: String) throws(UsageError) -> Double {
     guard let v = Double(text), v.isFinite, v > 0 else {
         throw UsageError("\(option) \(text): expected a positive number of seconds")
     }

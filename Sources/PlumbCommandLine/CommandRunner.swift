@@ -1,0 +1,33 @@
+import Foundation
+
+/// Runs one command on the arguments after its name, the same way in `plumb` and in
+/// `plumb-serve`: `--help` prints its help; a usage error prints the help to stderr and
+/// exits 2, any other error exits 1.
+package enum CommandRunner {
+    package static func run(_ command: any Command.Type, _ args: [String]) async -> Never {
+        var arguments = Arguments(args)
+        if arguments.flag("--help", "-h") {
+            say(command.help)
+            exit(0)
+        }
+        do {
+            let code = try await command.run(&arguments)
+            exit(code.rawValue)
+        } catch let error as UsageError {
+            FileHandle.standardError.write("plumb \(command.name): \(error)\n\n\(command.help)\n")
+            exit(ExitCode.usage.rawValue)
+        } catch {
+            FileHandle.standardError.write("plumb \(command.name): error: \(error)\n")
+            exit(ExitCode.failure.rawValue)
+        }
+    }
+}
+
+extension FileHandle {
+    package func write(_ text: String) { write(Data(text.utf8)) }
+}
+
+/// Writes a line to stdout at once (no stdio buffering), so progress shows when piped.
+package func say(_ line: String) {
+    FileHandle.standardOutput.write(line + "\n")
+}

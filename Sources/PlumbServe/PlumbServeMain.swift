@@ -1,0 +1,19 @@
+import Foundation
+import PlumbCommandLine
+
+/// `plumb-serve`: the daemon's executable, which `plumb serve` execs with its own arguments
+/// (`plumb-serve serve [OPTIONS]`). Run by hand, it takes the same command line.
+@main
+enum PlumbServeMain {
+    static func main() async {
+        var args = Array(CommandLine.arguments.dropFirst())
+        SignalInbox.release(allBut: args.first == ServeCommand.name ? ServeCommand.watchedSignals : [])
+        guard args.first == ServeCommand.name else {
+            FileHandle.standardError.write("Usage: plumb serve [OPTIONS] (this is the daemon `plumb serve` starts; "
+                                           + "see plumb serve --help)\n")
+            exit(ExitCode.usage.rawValue)
+        }
+        args.removeFirst()
+        await CommandRunner.run(ServeCommand.self, args)
+    }
+}
