@@ -2,10 +2,9 @@ import Foundation
 import PlumbTestSupport
 import XCTest
 
-/// The libraries only the daemon and the scanner use are not mapped by the other commands
-/// (issue 26: each costs resident memory in every process that maps it): libsoup, the HTTP
-/// server with its TLS, HTTP/2 and Kerberos libraries, is in `plumb-serve` alone (`plumb
-/// serve` execs it); libzbar, with X11, D-Bus and libv4l, is loaded on the first scanner.
+/// The libraries only the daemon uses are not mapped by the other commands (issue 26: each
+/// costs resident memory in every process that maps it): libsoup, the HTTP server with its
+/// TLS, HTTP/2 and Kerberos libraries, is in `plumb-serve` alone (`plumb serve` execs it).
 /// Read in /proc/PID/maps of the running programs.
 final class DaemonLibrariesTests: XCTestCase {
     /// Read to its end (a /proc file has no size: reading it by its size gives its first page).
@@ -15,7 +14,7 @@ final class DaemonLibrariesTests: XCTestCase {
         return String(decoding: (try? file.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
-    func testPlumbRunMapsNeitherLibsoupNorZbar() throws {
+    func testPlumbRunMapsNoLibsoup() throws {
         let dir = try temporaryDirectory(self)
         let description = dir.appendingPathComponent("live.pipeline")
         try "videotestsrc is-live=true ! fakesink\n".write(to: description, atomically: true, encoding: .utf8)
@@ -31,26 +30,16 @@ final class DaemonLibrariesTests: XCTestCase {
         }
         XCTAssertTrue(maps.contains("libgstreamer-1.0.so"), maps)
         XCTAssertFalse(maps.contains("libsoup-3.0.so"), "plumb run maps libsoup")
-        XCTAssertFalse(maps.contains("libzbar.so"), "plumb run maps libzbar")
-        XCTAssertFalse(maps.contains("libX11.so"), "plumb run maps libX11")
     }
 
-    /// `plumb serve` is `plumb-serve` (the same process, exec'd), which maps libsoup; with
-    /// scanning on, libzbar comes with the first scanner.
-    func testPlumbServeIsPlumbServeWithLibsoupAndZbarOnceItScans() throws {
-        let serve = try ServeProcess(self, ["scan": ["enabled": "true"]])
+    /// `plumb serve` is `plumb-serve` (the same process, exec'd), which maps libsoup.
+    func testPlumbServeIsPlumbServeWithLibsoup() throws {
+        let serve = try ServeProcess(self)
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(serve.pid)/exe")
         XCTAssertEqual(URL(fileURLWithPath: exe).lastPathComponent, "plumb-serve")
         XCTAssertEqual(URL(fileURLWithPath: exe).deletingLastPathComponent().path,
                        PlumbProcess.binary.resolvingSymlinksInPath().deletingLastPathComponent().path)
         XCTAssertTrue(Self.maps(serve.pid).contains("libsoup-3.0.so"), Self.maps(serve.pid))
-        eventually("scanning on: the scanner loads libzbar") { Self.maps(serve.pid).contains("libzbar.so") }
-        XCTAssertEqual(serve.stop().code, 0)
-    }
-
-    func testPlumbServeWithoutScanningMapsNoZbar() throws {
-        let serve = try ServeProcess(self)
-        XCTAssertFalse(Self.maps(serve.pid).contains("libzbar.so"), "scanning off: libzbar not loaded")
         XCTAssertEqual(serve.stop().code, 0)
     }
 }
