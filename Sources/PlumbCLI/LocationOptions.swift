@@ -9,7 +9,7 @@ struct LocationOptions {
     var source: LocationSource = .off
     var maxFixAge = LocationProvider.defaultMaxFixAge
 
-    /// How long a capture waits for gpsd's answer, "2 s", for help and warnings.
+    /// How long a capture waits for gpsd's answer, "5 s", for help and warnings.
     static let answerWait = "\(LocationProvider.answerWait.components.seconds) s"
 
     static let help = """

@@ -6,7 +6,10 @@ import Synchronization
 /// already holds (`?POLL;`: a receiver reports about once a second, and a one-shot capture
 /// cannot wait for the next report), and keeps gpsd's latest TPV report and when it
 /// arrived, on the monotonic clock. `waitForAnswer(until:)` lets a capture wait, a bounded
-/// time, for gpsd's answer to the poll.
+/// time, for gpsd's word on its receiver: a fix or a no-fix, in the answer to the poll or
+/// in a report. A poll answered before any receiver reported says nothing yet: gpsd run
+/// without -n (Debian's default) opens its receiver only when a client watches, and answers
+/// the poll that follows the watch before the receiver's first report.
 ///
 /// It runs on a thread of its own and never blocks a caller: `snapshot` only reads what
 /// the thread last stored. When gpsd is absent, refuses, or goes away (restarted), the
@@ -15,7 +18,8 @@ import Synchronization
 /// Lines that are not gpsd's JSON are skipped and counted (`Snapshot.skippedLines`).
 ///
 /// A no-fix report replaces the held fix (the receiver says it no longer knows where it
-/// is) unless it comes from another receiver than the fix did.
+/// is) unless it comes from another receiver than the fix did. A report of a fix without
+/// its position (gpsd's first, as it opens a receiver) is not held: it says nothing yet.
 public final class GPSDClient: Sendable {
     public static let defaultHost = "127.0.0.1"
     public static let defaultPort: UInt16 = 2947
@@ -83,7 +87,7 @@ public final class GPSDClient: Sendable {
     /// What the thread shares with the client (the thread holds only this, never the client).
     private final class Shared: Sendable {
         let snapshot = Mutex(Snapshot())
-        /// Tasks in `waitForAnswer`, resumed when gpsd answers the poll or cannot be reached.
+        /// Tasks in `waitForAnswer`, resumed when gpsd has a receiver's word or cannot be reached.
         let answer = AnswerGate()
         let wakeup = Wakeup()
         let stopping = Atomic<Bool>(false)
@@ -115,9 +119,10 @@ public final class GPSDClient: Sendable {
 
     public var snapshot: Snapshot { shared.snapshot.withLock { $0 } }
 
-    /// Returns when gpsd has answered the poll (with its fix, or with none) or the client
-    /// has failed to reach it, or at `deadline`, whichever comes first; at once if that
-    /// has happened already. True when there was an answer or a failure, false at the deadline.
+    /// Returns when gpsd has given a receiver's word (a fix, or that it has none: mode 1 or
+    /// more, in the answer to the poll or in a report) or the client has failed to reach it,
+    /// or at `deadline`, whichever comes first; at once if that has happened already. True
+    /// when there was an answer or a failure, false at the deadline.
     @discardableResult
     public func waitForAnswer(until deadline: ContinuousClock.Instant) async -> Bool {
         let shared = self.shared
@@ -250,7 +255,7 @@ public final class GPSDClient: Sendable {
                     case .error, .other: break
                     }
                 }
-                if case .poll = message { shared.answer.open() }
+                if message.hasReceiversWord { shared.answer.open() }
                 if case .error(let text) = message, errorsLogged.insert(text).inserted {
                     log(Notice(kind: .gpsdError, message: "\(name) says: \(text)"))
                 }
@@ -263,8 +268,9 @@ public final class GPSDClient: Sendable {
     }
 
     /// Holds a TPV report: a fix always; a no-fix report unless it is about another
-    /// receiver than the held fix.
+    /// receiver than the held fix; a fix without its position never.
     static func hold(_ fix: GPSFix, at time: ContinuousClock.Instant, in s: inout Snapshot) {
+        if fix.claimsPositionItLacks { return }
         if !fix.hasPosition, let held = s.fix, held.hasPosition, let a = held.device, let b = fix.device, a != b {
             return
         }
@@ -273,9 +279,21 @@ public final class GPSDClient: Sendable {
     }
 }
 
-/// Where tasks wait for gpsd's answer to the poll (`GPSDClient.waitForAnswer`): closed
-/// until the first answer comes or gpsd cannot be reached (or the client stops), then open
-/// for good.
+extension GPSDMessage {
+    /// Whether the message gives a receiver's word: a report, or a poll's answer, with a
+    /// position or saying it has none (mode 0: gpsd has not heard from the receiver yet; a
+    /// fix without its position: not yet said).
+    var hasReceiversWord: Bool {
+        switch self {
+        case .tpv(let fix): return fix.hasPosition || fix.mode == .noFix
+        case .poll(_, let fixes): return fixes.contains { $0.hasPosition || $0.mode == .noFix }
+        case .version, .error, .other: return false
+        }
+    }
+}
+
+/// Where tasks wait for gpsd's word on its receiver (`GPSDClient.waitForAnswer`): closed
+/// until it comes or gpsd cannot be reached (or the client stops), then open for good.
 private final class AnswerGate: Sendable {
     private struct State {
         var open = false
@@ -285,7 +303,8 @@ private final class AnswerGate: Sendable {
 
     private let state = Mutex(State())
 
-    /// gpsd answered, or could not be reached: every waiter returns, and later ones at once.
+    /// gpsd gave its receiver's word, or could not be reached: every waiter returns, and
+    /// later ones at once.
     func open() {
         let waiting = state.withLock { s in
             s.open = true

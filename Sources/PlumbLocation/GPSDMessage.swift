@@ -98,8 +98,12 @@ public enum GPSDMessage: Sendable, Equatable {
         }
         var fix = GPSFix(mode: mode, device: tpv.device)
         guard mode == .twoD || mode == .threeD else { return fix }
+        // gpsd 3.22, its receiver just opened, reports the mode of a GSA before any sentence
+        // with the position: {"class":"TPV","device":"/dev/pts/1","mode":3,"epv":29.900,...}.
+        // A report without a position (`hasPosition` false), not a malformed line.
+        guard tpv.lat != nil || tpv.lon != nil else { return fix }
         guard let lat = tpv.lat, let lon = tpv.lon else {
-            throw Malformed("a TPV with a \(mode) fix but without lat and lon")
+            throw Malformed("a TPV with a \(mode) fix but only one of lat and lon")
         }
         guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
             throw Malformed("a TPV with the impossible position lat \(lat), lon \(lon)")

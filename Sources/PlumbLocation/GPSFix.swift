@@ -61,6 +61,12 @@ public struct GPSFix: Sendable, Hashable {
         (mode == .twoD || mode == .threeD) && latitude != nil && longitude != nil
     }
 
+    /// Whether the report says 2D or 3D but carries no position (gpsd's first report as it
+    /// opens a receiver, before a sentence with the position).
+    var claimsPositionItLacks: Bool {
+        (mode == .twoD || mode == .threeD) && !hasPosition
+    }
+
     /// The fix as a capture's location; nil without a position. A 2D fix has no altitude,
     /// whatever gpsd still carries over from an earlier 3D one.
     public func location(age: Duration? = nil, clockUnsynchronized: Bool = false) -> GeoLocation? {

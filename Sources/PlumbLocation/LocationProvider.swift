@@ -3,7 +3,8 @@ import Foundation
 /// The location a capture carries, from its `LocationSource`: a fixed place, gpsd's fix,
 /// or none. A location is an annotation, never a precondition: `current()` answers at
 /// once, and nil means a capture without GPS, never a refusal. A one-shot capture may first
-/// wait a bounded time for gpsd's answer to the client's poll (`waitForGPSD(until:)`);
+/// wait a bounded time for gpsd's word on its receiver (`waitForGPSD(until:)`): the answer
+/// to the client's poll, or the receiver's first report when gpsd had none to give;
 /// `reading()` says why there is no location, from the same look at the client as the answer.
 ///
 /// gpsd's fix is used while it is younger than `maxFixAge`, counted on the monotonic
@@ -20,9 +21,11 @@ public final class LocationProvider: Sendable {
     private let clockSynchronized: @Sendable () -> Bool?
 
     public static let defaultMaxFixAge: Duration = .seconds(300)
-    /// The longest a one-shot capture waits for gpsd's answer to the poll, counted from
-    /// when the provider started (gpsd on this machine answers in milliseconds).
-    public static let answerWait: Duration = .seconds(2)
+    /// The longest a one-shot capture waits for gpsd's word on its receiver, counted from when
+    /// the provider started. gpsd holding a fix answers the poll in milliseconds; gpsd run
+    /// without -n (Debian's default) first opens its receiver, on the watch (about 1 s for a
+    /// pty here), and the receiver reports about once a second.
+    public static let answerWait: Duration = .seconds(5)
 
     /// A capture's location, or why it has none.
     public struct Reading: Sendable, Equatable {
@@ -54,9 +57,9 @@ public final class LocationProvider: Sendable {
     /// Disconnects from gpsd.
     public func stop() { client?.stop() }
 
-    /// Waits until gpsd has answered the poll for the fix it holds, or could not be reached,
-    /// or until `deadline` (nothing to wait for with other sources). True when it answered
-    /// or failed, false when the deadline came first.
+    /// Waits until gpsd has given its receiver's word (a fix or a no-fix, in the answer to the
+    /// poll or a report), or could not be reached, or until `deadline` (nothing to wait for
+    /// with other sources). True when it answered or failed, false when the deadline came first.
     @discardableResult
     public func waitForGPSD(until deadline: ContinuousClock.Instant) async -> Bool {
         guard let client else { return true }

@@ -79,6 +79,25 @@ final class LocationCommandTests: XCTestCase {
         XCTAssertEqual(coordinates[0], GPSFake.latitude, accuracy: 1e-5)
     }
 
+    /// gpsd as Debian runs it (no -n) opens its receiver only when a client watches, and
+    /// answers the poll that follows before the receiver has reported. A photo without a
+    /// settle time (the test pattern's) waits for the receiver's first report and carries
+    /// the fix; it used to take gpsd's empty answer and go without GPS. gpsd keeps the
+    /// receiver open a while after the last client leaves: the first photo is the one.
+    func testAPhotoCarriesTheFixOfAGPSDThatOpensItsReceiverOnTheWatch() throws {
+        let gpsd = try GPSFake(self, nowait: false)
+        let dir = try temporaryDirectory(self)
+        let still = dir.appendingPathComponent("on-watch.jpg")
+        let photo = try PlumbProcess.plumb("photo", "--camera", "test", "--size", "160x120",
+                                           "--location", "gpsd:127.0.0.1:\(gpsd.port)", "-o", still.path)
+        XCTAssertEqual(photo.code, 0, photo.stderr)
+        XCTAssertFalse(photo.stderr.contains("warning"), photo.stderr)
+        XCTAssertEqual(try facts(photo.stdout)["gps"] as? Bool, true, photo.stderr)
+        let tags = try LocationReaders.exifGPS(still.path)
+        XCTAssertEqual(Double(tags["Composite:GPSLatitude"] ?? "") ?? 0, GPSFake.latitude, accuracy: 1e-6, "\(tags)")
+        XCTAssertEqual(Double(tags["Composite:GPSLongitude"] ?? "") ?? 0, GPSFake.longitude, accuracy: 1e-6)
+    }
+
     /// gpsd runs, its receiver reports, but without a position (NMEA status V, quality 0):
     /// the still comes out without GPS and the warning says that, in gpsd's terms.
     func testWithoutAFixTheWarningSaysWhy() async throws {
@@ -181,7 +200,7 @@ final class LocationCommandTests: XCTestCase {
                                        timeout: 30)
         XCTAssertEqual(r.code, 0, r.stderr)
         XCTAssertEqual(try facts(r.stdout)["gps"] as? Bool, false)
-        XCTAssertTrue(r.stderr.contains("the photo has no GPS: gpsd has not answered yet (waited 2 s)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("the photo has no GPS: gpsd has not answered yet (waited 5 s)"), r.stderr)
     }
 
     /// `plumb serve` with `[location] source = gpsd:...`: it says where the GPS comes from, and

@@ -62,7 +62,7 @@ final class GPSDMessageTests: XCTestCase {
         let lines = [
             "", "hello", "{", "[1,2,3]", "42", #""TPV""#, #"{"mode":3}"#, #"{"class":3}"#,
             #"{"class":"TPV","mode":"3D"}"#, #"{"class":"TPV","mode":3,"lat":"north","lon":2}"#,
-            #"{"class":"TPV","mode":3}"#, #"{"class":"TPV","mode":2,"lat":91,"lon":0}"#,
+            #"{"class":"TPV","mode":3,"lat":1}"#, #"{"class":"TPV","mode":2,"lat":91,"lon":0}"#,
             #"{"class":"TPV","mode":3,"lat":1,"lon":181}"#, #"{"class":"TPV","mode":7,"lat":1,"lon":1}"#,
             #"{"class":"VERSION"}"#, "\u{FF}\u{FE}{\"class\":\"TPV\"}",
         ]
@@ -72,6 +72,17 @@ final class GPSDMessageTests: XCTestCase {
         XCTAssertThrowsError(try GPSDMessage.parse([UInt8](repeating: UInt8(ascii: " "), count: GPSDMessage.maximumLineLength + 1)))
         // Invalid UTF-8 inside a string.
         XCTAssertThrowsError(try GPSDMessage.parse(Array(#"{"class":"TPV","device":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)))
+    }
+
+    /// gpsd 3.22's first report as it opens a receiver: the mode of a GSA, no sentence with
+    /// the position yet. gpsd's JSON (not a skipped line), a report without a position.
+    func testAFixWithoutItsPositionIsAReportWithoutOne() throws {
+        let line = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"epv":29.900,"eph":17.100,"sep":30.400}"#
+        guard case .tpv(let fix) = try parse(line) else { return XCTFail("not a TPV") }
+        XCTAssertEqual(fix.mode, .threeD)
+        XCTAssertFalse(fix.hasPosition)
+        XCTAssertNil(fix.location())
+        XCTAssertEqual(fix.device, "/dev/pts/1")
     }
 
     /// Values out of what a receiver can mean are dropped, the fix kept.

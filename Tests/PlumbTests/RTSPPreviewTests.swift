@@ -117,14 +117,26 @@ final class RTSPPreviewTests: XCTestCase {
     /// UDP joining mid-stream 3 s later (each on a keyframe made for its PLAY). Not one
     /// line on stderr, about 300 frames each. And ffmpeg's demuxer, joining mid-stream
     /// too, sees one access unit per keyframe timestamp, SPS and PPS in front of its slices.
+    ///
+    /// The preview's encoder takes frames from a leaky queue: on a machine too loaded to
+    /// encode every frame it drops some rather than hold the camera back (the source's
+    /// own frames stay whole), and the stream carries fewer. A viewer's 10 s then hold
+    /// fewer frames, at most as many fewer as the encoder dropped while the viewers ran.
     func testFFmpegConsumersOverTCPAndUDPDecodeEveryFrameWithoutAWarning() throws {
         // Scheduled keyframes every 2 s (plumb serve's default), so several fall in each 10 s.
         let rig = try PreviewRig.start(self, encoding: PreviewEncoding(keyframeInterval: 60))
         eventually("rig.source.frameCount >= 15", timeout: .seconds(10)) { rig.source.frameCount >= 15 }
+        let (sourceBefore, encodedBefore) = (rig.source.frameCount, rig.source.stream.statistics.frames)
         let (viewers, packets, probeWarnings) = try FFmpegViewer.fourConsumers(rig.url)
+        let (sourceAfter, encodedAfter) = (rig.source.frameCount, rig.source.stream.statistics.frames)
+        // Frames still in the encoder at either end count as dropped here: a few at most.
+        let dropped = max(0, (sourceAfter - sourceBefore) - (encodedAfter - encodedBefore))
+        print("preview encoder: \(encodedAfter - encodedBefore) of the source's \(sourceAfter - sourceBefore) frames "
+              + "while the viewers ran (\(dropped) dropped by its leaky queue)")
         for (label, r) in viewers {
             XCTAssertEqual(r.warnings, "", "\(label) warned")
-            XCTAssertTrue((285...301).contains(r.frames), "\(label) decoded \(r.frames) frames in 10 s of 30 fps")
+            XCTAssertTrue((285 - dropped...301).contains(r.frames),
+                          "\(label) decoded \(r.frames) frames in 10 s of 30 fps; the encoder dropped \(dropped)")
         }
         XCTAssertEqual(probeWarnings, "")
         XCTAssertEqual(RTSPPackets.problems(in: packets), [])

@@ -180,7 +180,8 @@ final class ScanOutputTests: XCTestCase {
 
     /// Scanning at the camera's full rate, with four codes in every frame, slows no other
     /// branch: a recording made meanwhile has no gap above two frame intervals (by
-    /// ffprobe's packet times) and holds as many frames as its seconds say.
+    /// ffprobe's packet times) — or, on a machine so loaded that the camera itself lost
+    /// frames, none wider than the camera's own gap and one interval (as the test below).
     func testScanningLeavesNoGapInARecording() async throws {
         var codes: [(TestPictures.Code, x: Int, y: Int)] = []
         for (i, (x, y)) in [(20, 20), (340, 20), (20, 250), (340, 250)].enumerated() {
@@ -193,8 +194,12 @@ final class ScanOutputTests: XCTestCase {
         let movie = try temporaryDirectory(self).appendingPathComponent("while-scanning.mp4")
         let recording = try await session.startRecording(to: movie)
         try await session.waitForFrames(120, timeout: .seconds(60))
-        _ = try await recording.stop()
+        let facts = try await recording.stop()
         try await session.detach(output)
+        // The camera's own frames (each frame's time as it entered the zoom, before the tee).
+        let camera = await session.zoomLog.map { Double($0.pts) / 1e9 }
+        let cameraGap = zip(camera, camera.dropFirst()).map { $1 - $0 }.max() ?? 0
+        let allowed = max(2.0 / 30, cameraGap + 1.0 / 30) + 0.001
         XCTAssertEqual(collected.value, 4, "each code once")
         XCTAssertGreaterThan(output.framesScanned, 10)
         let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0",
@@ -203,8 +208,10 @@ final class ScanOutputTests: XCTestCase {
         XCTAssertGreaterThan(times.count, 90, r.stderr)
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         let widest = gaps.max() ?? 0
-        print("scan-gap: \(times.count) frames, widest gap \(widest) s, \(output.framesScanned) frames scanned")
-        XCTAssertLessThanOrEqual(widest, 2.0 / 30 + 0.001, "a gap of \(widest) s")
+        print("scan-gap: \(times.count) frames, widest gap \(widest) s, \(output.framesScanned) frames scanned; "
+              + "camera: \(camera.count) frames, widest gap \(cameraGap) s; lost by the camera \(facts.framesLostByCamera), "
+              + "by the recording's encoder \(facts.framesLostByEncoder)")
+        XCTAssertLessThanOrEqual(widest, allowed, "a gap of \(widest) s, the camera's widest was \(cameraGap) s")
     }
 
     /// Codes arriving 10 per second: 16 QR codes in a 4x4 grid, the zoom at 4x jumping to

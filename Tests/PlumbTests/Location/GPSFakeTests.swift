@@ -70,6 +70,37 @@ final class GPSFakeTests: XCTestCase {
         XCTAssertNotNil(movie.fixAge)
     }
 
+    /// gpsfake asks gpsd for its receiver once and does not check the answer; the request is
+    /// lost when gpsd's control socket is an old one left behind, or is there but not yet
+    /// listened on, and then gpsd never reports a fix (a CI run's failure of the test above).
+    /// Here a gpsd that starts after something else took and dropped the request stands for
+    /// both: GPSFake hands gpsd the receiver again, and the fix comes.
+    func testGPSDGetsItsReceiverWhenGPSFakesRequestIsLost() async throws {
+        let home = try temporaryDirectory(self, "gpsd-home")
+        let gpsdLate = home.appendingPathComponent("gpsd")
+        try """
+            #!/usr/bin/python3
+            # gpsd, started after a listener on its control socket took gpsfake's request for
+            # its receiver and dropped it.
+            import os, socket, sys
+            path = sys.argv[sys.argv.index("-F") + 1]
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(path)
+            s.listen(1)
+            c, _ = s.accept()
+            c.recv(256)
+            c.close()
+            s.close()
+            os.execv("/usr/sbin/gpsd", ["/usr/sbin/gpsd"] + sys.argv[1:])
+
+            """.write(to: gpsdLate, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: gpsdLate.path)
+        let gpsd = try GPSFake(self, gpsdHome: home)
+        XCTAssertEqual(gpsd.devices()?.count, 1)
+        let fix = try await waitForFix(provider(gpsd.port))
+        XCTAssertEqual(fix.latitude, GPSFake.latitude, accuracy: 1e-6)
+    }
+
     /// The log played once: when it ends gpsd reports nothing more, and the held fix, older
     /// than max-fix-age, is not used: the still comes out without GPS.
     func testAStaleFixIsNotUsed() async throws {
