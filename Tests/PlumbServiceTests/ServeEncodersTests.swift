@@ -115,6 +115,36 @@ final class ServeEncodersTests: XCTestCase {
         await daemon.shutdown()
     }
 
+    /// `[events] pre-seconds = 0`: an upright preview's consumer attaches the main encoding on
+    /// its own (feeding only "rtsp"), and it goes once nobody has taken it for the linger,
+    /// the log saying why (issue 26).
+    func testWithoutPreRecordTheMainEncodingRunsOnlyForThePreview() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
+        let http = addresses.http.httpURL
+        var consumer: ServiceClient.Child?
+        do {
+            let idle = try await Self.running(http)
+            XCTAssertEqual(idle, [], "\(lines.all)")
+            consumer = try ServiceClient.Child("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(addresses.rtsp)",
+                                                                           "protocols=tcp", "!", "fakesink"])
+            let watched = try await Self.waitForRunning(http, ["x264enc h264 320x240: rtsp"])
+            XCTAssertEqual(watched, ["x264enc h264 320x240: rtsp"], "\(lines.all)")
+            XCTAssertTrue(lines.contains("runs the main encoding for the preview's consumers"), "\(lines.all)")
+            consumer?.kill()
+            consumer = nil
+            let after = try await Self.waitForRunning(http, [])
+            XCTAssertEqual(after, [], "\(lines.all)")
+            XCTAssertTrue(lines.contains("of the main encoding stopped: nothing took it for 5.0 seconds"), "\(lines.all)")
+        } catch {
+            consumer?.kill()
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+    }
+
     /// Whether ffprobe reads the first video frame as a keyframe.
     func ffprobeFirstFrameIsKey(_ path: String) throws -> Bool? {
         let r = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), [
