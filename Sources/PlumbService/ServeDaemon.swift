@@ -9,14 +9,18 @@ import PlumbMedia
 /// `plumb serve`: one process that owns the camera and serves everyone from it.
 ///
 /// ```
-///                       ┌─ EncodedPreviewOutput ─> EncodedStream ─┬─> RTSPPreview (any number of consumers)
-/// camera ─> CaptureSession (tee) ─┼─ PhotoOutput (stills: /photo, SIGUSR1)          ├─> WHEPPreview (WebRTC viewers)
-///                       ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
-///                       ├─ RecordingOutput (clips: /clip)                  └─> RTSPPublisher ([publish] url)
-///                       ├─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
-///                       ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
-///                       └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
-/// OnDemandPreview ─> the preview branch attached only while the stream has a subscriber (5 s linger)
+///                                  ┌─ MainEncodingOutput ─> main EncodedStream ─┬─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                                  │   (recording quality, 1 s GOP)            └─> the preview stream, while upright and H.264
+///                                  ├─ EncodedPreviewOutput (turned) ─> turned EncodedStream ─> the preview stream, otherwise
+/// camera ─> CaptureSession (tee) ──┼─ PhotoOutput (stills: /photo, SIGUSR1)
+///                                  ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
+///                                  ├─ RecordingOutput (clips: /clip)
+///                                  ├─ EventRingOutput (event clips' own encoder, only with [events] pre-seconds = 0)
+///                                  ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
+///                                  └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
+/// preview EncodedStream (relays one of the two) ─> RTSPPreview (any number of consumers), WHEPPreview, RTSPPublisher ([publish] url)
+/// MainEncoding ─> the main branch attached while the ring or an upright preview consumer takes it; the preview relays it or the turned one
+/// OnDemandPreview ─> the turned preview branch attached only while the preview relays it (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
 /// HTTPServer ─> ControlAPI ─> SessionBackend ─> CameraSlot (the running session, or 503)
