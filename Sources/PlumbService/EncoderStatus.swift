@@ -8,7 +8,8 @@ import Plumb
 public struct EncoderStatus: Sendable, Equatable, Encodable {
     /// One encoder running now (`RunningEncoder`) and the outputs it feeds: "recording",
     /// "clip", "ring" (the pre-record ring, and event clips from it), "rtsp", "whep",
-    /// "publish" (an encoded preview with no one on it, lingering, feeds nothing).
+    /// "publish" (an encoded preview with no one on it, lingering, feeds nothing). The main
+    /// encoding feeds "ring" and, while the preview shares it, the preview's consumers.
     public struct Running: Sendable, Equatable, Encodable {
         public var element: String
         public var codec: String?
@@ -27,8 +28,8 @@ public struct EncoderStatus: Sendable, Equatable, Encodable {
             self.feeds = feeds
         }
 
-        /// `previewFeeds`: who takes the encoded preview now.
-        init(_ encoder: RunningEncoder, previewFeeds: [String]) {
+        /// `previewFeeds`: who takes the preview's own encoder now; `mainFeeds`: the main encoding.
+        init(_ encoder: RunningEncoder, previewFeeds: [String], mainFeeds: [String] = []) {
             let feeds: [String]
             switch encoder.kind {
             case "movie":
@@ -36,6 +37,7 @@ public struct EncoderStatus: Sendable, Equatable, Encodable {
                 feeds = [name.hasPrefix(SessionBackend.clipPrefix) ? "clip" : "recording"]
             case "event": feeds = ["ring"]
             case "stream": feeds = previewFeeds
+            case "main": feeds = mainFeeds
             default: feeds = [encoder.kind]
             }
             self.init(element: encoder.element, codec: encoder.codec, width: encoder.width, height: encoder.height,

@@ -1,8 +1,9 @@
 import Plumb
 
-/// When the event recorder's branch (its encoder and ring) is on the camera's session.
-/// With `[events] pre-seconds` above 0 it is attached with the camera and stays: the ring
-/// must hold the seconds before a trigger that nobody knows is coming. With 0 nothing
+/// When the event recorder's own branch (its encoder) is on the camera's session. With
+/// `[events] pre-seconds` above 0 the daemon's ring follows the main encoding instead
+/// (`MainEncoding`, attached with the camera: the ring must hold the seconds before a
+/// trigger nobody knows is coming), and this attaches nothing. With 0 nothing
 /// needs it between clips, so it is attached for a trigger (the clip starts at its first
 /// keyframe) and detached once the clip is written and no trigger is under way: no
 /// encoder runs for nothing.

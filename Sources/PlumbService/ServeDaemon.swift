@@ -9,14 +9,18 @@ import PlumbMedia
 /// `plumb serve`: one process that owns the camera and serves everyone from it.
 ///
 /// ```
-///                       ┌─ EncodedPreviewOutput ─> EncodedStream ─┬─> RTSPPreview (any number of consumers)
-/// camera ─> CaptureSession (tee) ─┼─ PhotoOutput (stills: /photo, SIGUSR1)          ├─> WHEPPreview (WebRTC viewers)
-///                       ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
-///                       ├─ RecordingOutput (clips: /clip)                  └─> RTSPPublisher ([publish] url)
-///                       ├─ EventRingOutput ─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
-///                       ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
-///                       └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
-/// OnDemandPreview ─> the preview branch attached only while the stream has a subscriber (5 s linger)
+///                                  ┌─ MainEncodingOutput ─> main EncodedStream ─┬─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                                  │   (recording quality, 1 s GOP)            └─> the preview stream, while upright and H.264
+///                                  ├─ EncodedPreviewOutput (turned) ─> turned EncodedStream ─> the preview stream, otherwise
+/// camera ─> CaptureSession (tee) ──┼─ PhotoOutput (stills: /photo, SIGUSR1)
+///                                  ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
+///                                  ├─ RecordingOutput (clips: /clip)
+///                                  ├─ EventRingOutput (event clips' own encoder, only with [events] pre-seconds = 0)
+///                                  ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
+///                                  └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
+/// preview EncodedStream (relays one of the two) ─> RTSPPreview (any number of consumers), WHEPPreview, RTSPPublisher ([publish] url)
+/// MainEncoding ─> the main branch attached while the ring or an upright preview consumer takes it; the preview relays it or the turned one
+/// OnDemandPreview ─> the turned preview branch attached only while the preview relays it (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
 /// HTTPServer ─> ControlAPI ─> SessionBackend ─> CameraSlot (the running session, or 503)
@@ -48,6 +52,8 @@ public actor ServeDaemon {
     private nonisolated let stream: EncodedStream
     /// Attaches the preview's encoder branch while a consumer takes the stream (`[preview] on-demand`).
     private nonisolated let previewEncoder: OnDemandPreview
+    /// The main encoding (recording quality) the ring and, unturned, the preview take.
+    private nonisolated let mainEncoding: MainEncoding
     private nonisolated let preview: RTSPPreview
     private nonisolated let publisher: RTSPPublisher?
     /// WebRTC viewers by WHEP (`POST /whep`), fed by the same stream.
@@ -114,10 +120,12 @@ public actor ServeDaemon {
         self.camera = camera
         self.fps = fps
 
-        // The preview: one encoded stream, served over RTSP and WebRTC and to a publisher.
+        // The preview: one encoded stream, served over RTSP and WebRTC and to a publisher. It
+        // relays the main encoding, or the preview's own (turned) one (`MainEncoding`).
         let stream = EncodedStream()
         self.stream = stream
-        let previewEncoder = OnDemandPreview(stream: stream, alwaysOn: !config.preview.onDemand, log: log)
+        let turned = EncodedStream()
+        let previewEncoder = OnDemandPreview(stream: turned, alwaysOn: !config.preview.onDemand, log: log)
         self.previewEncoder = previewEncoder
         let preview = try RTSPPreview(stream: stream, configuration: .init(
             address: config.preview.address, port: Int(config.preview.port), path: config.preview.path,
@@ -164,6 +172,10 @@ public actor ServeDaemon {
                                             if case .eventClip = event { _ = retention.run(because: "an event clip saved") }
                                         }, log: log)
         self.eventClips = eventClips
+        let mainEncoding = MainEncoding(preview: stream, turned: turned, recorder: eventClips.recorder,
+                                        ringOn: !eventClips.ring.onDemand, ownPreviewEncoder: !config.preview.onDemand,
+                                        angle: observer.captureAngle, log: log)
+        self.mainEncoding = mainEncoding
         let encoders = EncoderStatus.choose(for: config)
         self.encoders = encoders
         // A named encoder that cannot run is a configuration error, not a silent fallback.
@@ -175,13 +187,15 @@ public actor ServeDaemon {
                                      location: location, retention: retention, log: log) {
             var extras = SessionBackend.StatusExtras()
             extras.rtspClients = preview.clientCount
-            extras.previewEncoder = previewEncoder.state.rawValue
+            extras.previewEncoder = mainEncoding.previewShares ? "shared" : previewEncoder.state.rawValue
             extras.rtspURL = preview.url
             extras.publish = publisher.map { "\($0.state)" }
             extras.rotationSource = rotationSource
             extras.encoders = encoders
             extras.previewFeeds = (preview.clientCount > 0 ? ["rtsp"] : []) + (whep.viewerCount > 0 ? ["whep"] : [])
                 + (publisher.map { if case .connected = $0.state { true } else { false } } == true ? ["publish"] : [])
+            extras.mainFeeds = mainEncoding.feeds(preview: extras.previewFeeds)
+            if mainEncoding.previewShares { extras.previewFeeds = [] }
             extras.lastError = events.lastError.current
             extras.controls = controls.status
             return extras
@@ -261,6 +275,7 @@ public actor ServeDaemon {
                              + "choose another [preview] port or stop what listens there")
         }
         await previewEncoder.start()
+        await mainEncoding.start(angles: observer.captureAngles())
         if let publisher { watchPublisher(publisher) }
         // Before the camera: a fix may be in by the first capture (none is waited for).
         log("location: " + Self.sentence(for: config.location))
@@ -398,6 +413,7 @@ public actor ServeDaemon {
         if clips > 0 { log("\(reason): cutting \(clips) clip\(clips == 1 ? "" : "s") short and answering them") }
         // No preview branch comes or goes from here on: consumers leaving is part of stopping.
         await previewEncoder.stop()
+        await mainEncoding.stop()
         await recorder.shutdown()
         await eventClips.recorder.finish()
         if await !backend.waitForClips(limit: Self.clipDeliveryLimit) {
@@ -415,6 +431,8 @@ public actor ServeDaemon {
         location.stop()
         whep.stop()
         stream.close()
+        mainEncoding.turned.close()
+        mainEncoding.main.close()
         rtspLoop.stop()
         httpLoop.stop()
         folderLock = nil
@@ -451,7 +469,9 @@ public actor ServeDaemon {
                 // The current angles at once (before the preview's first frame), then every change.
                 try await session.follow(observer)
                 try await previewEncoder.use(session, encoding: encoding)
-                try await eventClips.ring.sessionOpened(session)
+                // With pre-record the ring follows the main encoding; without, event clips attach their own.
+                if eventClips.ring.onDemand { try await eventClips.ring.sessionOpened(session) }
+                try await mainEncoding.use(session)
                 try await scans.attach(to: session)
                 try await motion.attach(to: session)
                 try await session.setMaximumZoom(config.camera.maxZoom)
@@ -460,6 +480,7 @@ public actor ServeDaemon {
                 if let refused = controls.cameraOpened(session), supervisor == nil { throw refused }
             } catch {
                 await previewEncoder.release(session)
+                await mainEncoding.release(session)
                 await session.close()
                 throw error
             }
@@ -512,6 +533,7 @@ public actor ServeDaemon {
         report("camera lost: \(why); reopening it")
         await recorder.sessionLost()
         await previewEncoder.release(session)
+        await mainEncoding.release(session)
         await session.close()
         let held = await session.releasedDescriptors
         if held > 0 {

@@ -54,6 +54,8 @@ public final class SessionBackend: ControlBackend {
         public var controls: CameraControlKeeper.Status?
         /// Who takes the encoded preview now: "rtsp", "whep", "publish".
         public var previewFeeds: [String] = []
+        /// Who takes the main encoding now: "ring", and the preview's feeds while it shares it.
+        public var mainFeeds: [String] = []
         public init() {}
     }
 
@@ -99,7 +101,7 @@ public final class SessionBackend: ControlBackend {
             status.zoom = await session.zoom
             status.device = session.camera.identifier
             status.runningEncoders = await session.runningEncoders.map {
-                EncoderStatus.Running($0, previewFeeds: extras.previewFeeds)
+                EncoderStatus.Running($0, previewFeeds: extras.previewFeeds, mainFeeds: extras.mainFeeds)
             }
         } else {
             status.camera = "none"

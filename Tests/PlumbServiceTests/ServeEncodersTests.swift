@@ -79,8 +79,9 @@ final class ServeEncodersTests: XCTestCase {
         await daemon.shutdown()
     }
 
-    /// The ring's encoder alone while idle; the recording's beside it; the preview's once an
-    /// RTSP consumer (rtspsrc) takes it, feeding "rtsp".
+    /// The main encoding alone while idle, feeding the ring; the recording's beside it; an
+    /// RTSP consumer (rtspsrc) of the upright preview takes the main encoding too (issue 26):
+    /// no third encoder, the main one feeds "ring" and "rtsp".
     func testStatusListsTheRunningEncodersAndWhatTheyFeed() async throws {
         let dir = try temporaryDirectory(self)
         let lines = ServeDaemonTests.Lines()
@@ -91,7 +92,7 @@ final class ServeEncodersTests: XCTestCase {
             let ring = "x264enc h264 320x240: ring"
             let idle = try await Self.running(http)
             XCTAssertEqual(idle, [ring], "\(lines.all)")
-            XCTAssertTrue(lines.contains("encoder: x264enc (h264) runs for the pre-record ring ([events] pre-seconds = 2.0)"),
+            XCTAssertTrue(lines.contains("encoder: x264enc (h264) runs the main encoding for the pre-record ring ([events] pre-seconds = 2.0)"),
                           "\(lines.all)")
 
             let started = try await ServiceClient.curl(["-X", "POST", http + "/recording/start"])
@@ -102,15 +103,45 @@ final class ServeEncodersTests: XCTestCase {
 
             consumer = try ServiceClient.Child("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(addresses.rtsp)",
                                                                            "protocols=tcp", "!", "fakesink"])
-            let preview = "x264enc h264 320x240: rtsp"
-            let watched = try await Self.waitForRunning(http, [preview, ring, recording].sorted())
-            XCTAssertEqual(watched, [preview, ring, recording].sorted(), "\(lines.all)")
+            let shared = "x264enc h264 320x240: ring,rtsp"
+            let watched = try await Self.waitForRunning(http, [shared, recording].sorted())
+            XCTAssertEqual(watched, [shared, recording].sorted(), "\(lines.all)")
         } catch {
             consumer?.kill()
             await daemon.shutdown()
             throw error
         }
         consumer?.kill()
+        await daemon.shutdown()
+    }
+
+    /// `[events] pre-seconds = 0`: an upright preview's consumer attaches the main encoding on
+    /// its own (feeding only "rtsp"), and it goes once nobody has taken it for the linger,
+    /// the log saying why (issue 26).
+    func testWithoutPreRecordTheMainEncodingRunsOnlyForThePreview() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
+        let http = addresses.http.httpURL
+        var consumer: ServiceClient.Child?
+        do {
+            let idle = try await Self.running(http)
+            XCTAssertEqual(idle, [], "\(lines.all)")
+            consumer = try ServiceClient.Child("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(addresses.rtsp)",
+                                                                           "protocols=tcp", "!", "fakesink"])
+            let watched = try await Self.waitForRunning(http, ["x264enc h264 320x240: rtsp"])
+            XCTAssertEqual(watched, ["x264enc h264 320x240: rtsp"], "\(lines.all)")
+            XCTAssertTrue(lines.contains("runs the main encoding for the preview's consumers"), "\(lines.all)")
+            consumer?.kill()
+            consumer = nil
+            let after = try await Self.waitForRunning(http, [])
+            XCTAssertEqual(after, [], "\(lines.all)")
+            XCTAssertTrue(lines.contains("of the main encoding stopped: nothing took it for 5.0 seconds"), "\(lines.all)")
+        } catch {
+            consumer?.kill()
+            await daemon.shutdown()
+            throw error
+        }
         await daemon.shutdown()
     }
 

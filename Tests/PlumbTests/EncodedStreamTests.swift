@@ -3,6 +3,7 @@ import GStreamer
 @testable import Plumb
 import PlumbTestSupport
 import XCTest
+import Synchronization
 import GLib
 
 /// The fan-out of the encoded preview to appsrc subscribers in pipelines of their own.
@@ -182,6 +183,39 @@ final class EncodedStreamTests: XCTestCase {
         XCTAssertTrue(subscription.isActive, "falling behind is not a reason to drop a subscriber")
         try slow.play()
         eventually("it did not recover: \(subscription.statistics)", timeout: .seconds(10)) { slow.decodedFrames >= 20 }
+        XCTAssertEqual(source.errors, [])
+    }
+
+    /// A stream relaying another (the preview relaying the main encoding, issue 26): its
+    /// appsrc subscriber starts on a keyframe the relay asked the upstream encoder for (its
+    /// only scheduled one long past) and decodes; an in-process callback subscriber (the ring)
+    /// on the upstream stream gets the same frames; ending the relay leaves the upstream alone.
+    func testARelayedStreamStartsOnAKeyframeAskedOfTheUpstreamEncoder() throws {
+        let upstream = EncodedStream(keyframeCooldown: .milliseconds(100))
+        let source = try runningSource(stream: upstream)
+        eventually("source.frameCount >= 45", timeout: .seconds(10)) { source.frameCount >= 45 }
+        let ring = Mutex<[Bool]>([])
+        let callback = upstream.subscribe(name: "ring") { buffer, _ in ring.withLock { $0.append(buffer.isKeyframe) } }
+        let preview = EncodedStream()
+        let consumer = try Consumer()
+        defer { consumer.stop() }
+        try consumer.play()
+        try preview.subscribe(consumer.source, name: "rtsp")
+        let sentBefore = upstream.statistics.keyframeRequestsSent
+        preview.relay(from: upstream)
+        XCTAssertTrue(preview.relayedStream === upstream)
+        eventually("decoded \(consumer.decodedFrames)", timeout: .seconds(15)) { consumer.decodedFrames >= 10 }
+        XCTAssertEqual(consumer.buffers.first?.keyframe, true)
+        XCTAssertGreaterThan(upstream.statistics.keyframeRequestsSent, sentBefore, "the relay asked the encoder for none")
+        XCTAssertEqual(ring.withLock { $0.first }, true, "the callback subscriber starts on a keyframe too")
+        XCTAssertEqual(upstream.subscriberCount, 2)  // the ring and the relay
+        preview.stopRelay()
+        XCTAssertNil(preview.relayedStream)
+        XCTAssertEqual(upstream.subscriberCount, 1)
+        let seen = ring.withLock { $0.count }
+        eventually("the ring goes on", timeout: .seconds(10)) { ring.withLock { $0.count } > seen + 5 }
+        callback.cancel()
+        XCTAssertEqual(upstream.subscriberCount, 0)
         XCTAssertEqual(source.errors, [])
     }
 

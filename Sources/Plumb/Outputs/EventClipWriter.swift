@@ -35,9 +35,13 @@ final class EventClipWriter: Sendable {
         try sink.set("buffer-mode", EnumNick("unbuffered"))
         try sink.set("sync", false)
         try sink.set("async", false)
-        try pipeline.add(source, mux, sink)
+        // The frames come as the ring's own branch makes them (avc) or as a shared encoding
+        // does (byte-stream, `MainEncodingOutput`): the parser makes either what mp4mux takes.
+        let parser = try Element(factory: codec == .h264 ? "h264parse" : "h265parse", name: "parse")
+        try pipeline.add(source, parser, mux, sink)
+        try source.link(to: parser)
         // The caps choose mp4mux's video pad (without them it offers its audio pad first).
-        try source.link(to: mux, filter: try Caps(EventRingOutput.caps(for: codec)))
+        try parser.link(to: mux, filter: try Caps(EventRingOutput.caps(for: codec)))
         try mux.link(to: sink)
         if let matrixWriter, let pad = mux.staticPad("src") {
             // A clip without its matrix is still a clip; the facts carry the angle.

@@ -252,7 +252,20 @@ public final class EventRecorder: Sendable {
 
     // MARK: From the branch
 
-    func set(angle: RotationAngle) { state.withLock { $0.angle = angle } }
+    /// The capture angle each new clip carries (its branch sets it; so does whoever feeds the
+    /// ring from a shared encoding).
+    public func set(angle: RotationAngle) { state.withLock { $0.angle = angle } }
+
+    /// Fills the ring from `stream` (a shared encoding of the recording codec, e.g.
+    /// `MainEncodingOutput`'s) instead of a branch of its own, from its next keyframe, until
+    /// the subscription is cancelled — then the clip being written ends with what it has.
+    /// Call again for each new source (its timestamps start again).
+    public func follow(_ stream: EncodedStream) -> StreamSubscription {
+        sourceAttached()
+        return stream.subscribe(name: "ring", onEnd: { [weak self] _ in self?.sourceDetached() }) { [weak self] buffer, caps in
+            self?.receive(buffer, caps: caps)
+        }
+    }
 
     func sourceAttached() {
         state.withLock { s in
@@ -280,8 +293,13 @@ public final class EventRecorder: Sendable {
     /// One access unit from the appsink, on its streaming thread: into the ring, and into
     /// the clip being written, which ends at the first frame past its end.
     func receive(_ sample: Sample) {
-        guard let buffer = sample.buffer, let time = buffer.pts else { return }
-        let frame = PreRecordRing<Frame>.Frame(payload: Frame(buffer: buffer, caps: sample.caps, wall: Date()),
+        guard let buffer = sample.buffer else { return }
+        receive(buffer, caps: sample.caps)
+    }
+
+    private func receive(_ buffer: Buffer, caps: Caps?) {
+        guard let time = buffer.pts else { return }
+        let frame = PreRecordRing<Frame>.Frame(payload: Frame(buffer: buffer, caps: caps, wall: Date()),
                                                time: time, bytes: buffer.size, isKeyframe: buffer.isKeyframe)
         let now = clock.now
         let (ending, first) = state.withLock { s -> (EventClip?, OneShot<Void>?) in

@@ -32,8 +32,18 @@ public final class EncodedStream: Sendable {
         public var keyframeRequestsSent = 0
     }
 
+    /// Where the frames come from: an encoder branch's appsink, or another stream relayed
+    /// (the main encoding, when the preview's pixels are the same as its own).
+    private enum Source {
+        case sink(AppSink)
+        case relay(StreamSubscription, from: EncodedStream)
+
+        var appSink: AppSink? { if case .sink(let sink) = self { sink } else { nil } }
+    }
+
     private struct State {
-        var sink: AppSink?
+        var source: Source?
+        var sink: AppSink? { source?.appSink }
         var subscribers: [StreamSubscription] = []
         var caps: Caps?
         var statistics = Statistics()
@@ -74,32 +84,71 @@ public final class EncodedStream: Sendable {
             self?.distribute(sample)
         }
         let old = state.withLock { s in
-            defer { s.sink = sink }
+            defer { s.source = .sink(sink) }
             for subscriber in s.subscribers { subscriber.waitForKeyframe() }
-            return s.sink
+            return s.source
         }
-        if let old, old !== sink { old.clearCallbacks() }
+        Self.release(old, keeping: sink)
+    }
+
+    /// Takes its frames from `upstream` from now on (a callback subscription on it),
+    /// replacing any earlier source; keyframe wishes go to `upstream`'s encoder. Subscribers
+    /// wait for its next keyframe, which is asked for at once.
+    public func relay(from upstream: EncodedStream) {
+        if case .relay(_, let current)? = state.withLock({ $0.source }), current === upstream { return }
+        let subscription = upstream.subscribe(name: "relay") { [weak self] buffer, caps in
+            self?.distribute(buffer, caps: caps)
+        }
+        let old = state.withLock { s in
+            defer { s.source = .relay(subscription, from: upstream) }
+            for subscriber in s.subscribers { subscriber.waitForKeyframe() }
+            return s.source
+        }
+        Self.release(old, keeping: nil)
+    }
+
+    /// The stream this one relays now; nil when an appsink (or nothing) feeds it.
+    public var relayedStream: EncodedStream? {
+        if case .relay(_, let upstream)? = state.withLock({ $0.source }) { upstream } else { nil }
+    }
+
+    /// Ends a relay, if one feeds the stream; an appsink source stays.
+    public func stopRelay() {
+        let old = state.withLock { s -> Source? in
+            guard case .relay? = s.source else { return nil }
+            defer { s.source = nil }
+            return s.source
+        }
+        Self.release(old, keeping: nil)
+    }
+
+    private static func release(_ source: Source?, keeping sink: AppSink?) {
+        switch source {
+        case .sink(let old)? where old !== sink: old.clearCallbacks()
+        case .relay(let subscription, _)?: subscription.cancel()
+        default: break
+        }
     }
 
     /// Lets go of the appsink (its branch is being removed). Subscribers stay and get
     /// frames again from the next `attach`.
     public func detach() {
         let old = state.withLock { s in
-            defer { s.sink = nil }
-            return s.sink
+            defer { s.source = nil }
+            return s.source
         }
-        old?.clearCallbacks()
+        Self.release(old, keeping: nil)
     }
 
     /// Lets go of `sink` if it is still the source; a newer one attached since stays (a
     /// branch being taken down while its successor already runs).
     public func detach(_ sink: AppSink) {
-        state.withLock { s in if s.sink === sink { s.sink = nil } }
+        state.withLock { s in if s.sink === sink { s.source = nil } }
         sink.clearCallbacks()
     }
 
     /// Whether an appsink feeds the stream now.
-    public var isAttached: Bool { state.withLock { $0.sink != nil } }
+    public var isAttached: Bool { state.withLock { $0.source != nil } }
 
     /// Ends every subscription (`.streamClosed`), with end of stream into each appsrc so
     /// its pipeline can finish cleanly, and lets go of the appsink.
@@ -130,6 +179,21 @@ public final class EncodedStream: Sendable {
                           onEnd: (@Sendable (StreamSubscription.End) -> Void)? = nil) throws -> StreamSubscription {
         try source.configureLive()
         let subscription = StreamSubscription(name: name, source: source, stream: self, onEnd: onEnd)
+        let watchers = state.withLock { s in
+            s.subscribers.append(subscription)
+            return s.watchers.values
+        }
+        for watcher in watchers { watcher.yield() }
+        requestKeyframe()
+        return subscription
+    }
+
+    /// Feeds `callback` in process from now on, starting at a keyframe (asked for at once),
+    /// with each access unit on the streaming thread: it must only hand off.
+    @discardableResult
+    public func subscribe(name: String, onEnd: (@Sendable (StreamSubscription.End) -> Void)? = nil,
+                          _ callback: @escaping @Sendable (Buffer, Caps?) -> Void) -> StreamSubscription {
+        let subscription = StreamSubscription(name: name, stream: self, callback: callback, onEnd: onEnd)
         let watchers = state.withLock { s in
             s.subscribers.append(subscription)
             return s.watchers.values
@@ -177,6 +241,10 @@ public final class EncodedStream: Sendable {
     /// rate-limited: a burst of wishes costs one keyframe. Any thread.
     public func requestKeyframe() {
         let now = clock.now
+        if let upstream = relayedStream {
+            state.withLock { $0.statistics.keyframeWishes += 1 }
+            return upstream.requestKeyframe()
+        }
         let sink = state.withLock { s -> AppSink? in
             s.statistics.keyframeWishes += 1
             // No encoder yet (an on-demand one starting): its first frame is a keyframe, and a
@@ -210,7 +278,11 @@ public final class EncodedStream: Sendable {
     /// One access unit from the appsink, on its streaming thread.
     private func distribute(_ sample: Sample) {
         guard let buffer = sample.buffer else { return }
-        let caps = sample.caps
+        distribute(buffer, caps: sample.caps)
+    }
+
+    /// One access unit, from the appsink or the stream relayed.
+    private func distribute(_ buffer: Buffer, caps: Caps?) {
         let isKeyframe = buffer.isKeyframe
         let now = clock.now
         let (subscribers, resend, sink) = state.withLock { s in
@@ -231,6 +303,6 @@ public final class EncodedStream: Sendable {
         // A subscriber still waiting (joined, fell behind, not yet started) keeps the
         // wish alive; the gate sends it again once the cooldown has passed.
         let send = resend || (someoneWaits && state.withLock { $0.gate.ask(at: now) })
-        if send, let sink { self.send(to: sink) }
+        if send, let sink { self.send(to: sink) } else if send { relayedStream?.requestKeyframe() }
     }
 }

@@ -1,7 +1,8 @@
 import GStreamer
 import Synchronization
 
-/// One appsrc fed by an `EncodedStream`.
+/// One consumer fed by an `EncodedStream`: an appsrc in a pipeline of its own, or an
+/// in-process callback (the pre-record ring, another stream relaying this one).
 public final class StreamSubscription: Sendable, CustomStringConvertible {
     /// Why a subscription ended.
     public enum End: Sendable, Equatable, CustomStringConvertible {
@@ -33,7 +34,11 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
     }
 
     public let name: String
-    let source: AppSrc
+    /// nil for a callback subscriber.
+    let source: AppSrc?
+    /// Takes each access unit on the stream's streaming thread (must only hand off); nil
+    /// for an appsrc subscriber.
+    private let callback: (@Sendable (Buffer, Caps?) -> Void)?
     private let onEnd: (@Sendable (End) -> Void)?
 
     private struct State {
@@ -47,9 +52,20 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
 
     private struct WeakStream { weak var stream: EncodedStream? }
 
+    /// A callback subscriber: no appsrc, no queue, frames as they leave the encoder.
+    init(name: String, stream: EncodedStream, callback: @escaping @Sendable (Buffer, Caps?) -> Void,
+         onEnd: (@Sendable (End) -> Void)?) {
+        self.name = name
+        source = nil
+        self.callback = callback
+        self.onEnd = onEnd
+        owner = Mutex(WeakStream(stream: stream))
+    }
+
     init(name: String, source: AppSrc, stream: EncodedStream, onEnd: (@Sendable (End) -> Void)?) {
         self.name = name
         self.source = source
+        callback = nil
         self.onEnd = onEnd
         owner = Mutex(WeakStream(stream: stream))
         // Frames arrive stamped with their capture time; as each leaves the appsrc (its
@@ -95,6 +111,14 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
         }
         guard let go else { return .ended }
         guard go else { return .waiting }
+        guard let source else {
+            callback?(buffer, caps)
+            state.withLock { s in
+                s.awaitingKeyframe = false
+                s.statistics.delivered += 1
+            }
+            return .delivered
+        }
         if source.queuedBuffers >= maxQueued {
             // Its pipeline is not keeping up: drop from here to the next keyframe rather
             // than queue without bound (and decode garbage after a hole).
@@ -137,7 +161,7 @@ public final class StreamSubscription: Sendable, CustomStringConvertible {
             return true
         }
         guard first else { return }
-        if endOfStream { try? source.endOfStream() }
+        if endOfStream { try? source?.endOfStream() }
         owner.withLock { $0.stream }?.remove(self)
         onEnd?(reason)
     }

@@ -1,0 +1,222 @@
+import Synchronization
+import Plumb
+import PlumbRotation
+
+/// The daemon's encodings, and who takes which: one main encoding at recording quality
+/// (`MainEncodingOutput`: the recording codec, a keyframe a second) that the pre-record ring
+/// follows and that the preview relays whenever its pixels would be the same — the recording
+/// codec is H.264 and no turn has to be burnt into them. Only while the device is turned
+/// (or `[preview] on-demand = false` asks for the preview's own encoder) do the preview's
+/// consumers take the preview's own encoding (`OnDemandPreview` on `turned`), which turns
+/// the pixels.
+///
+/// The preview stream (`preview`: RTSP, WHEP, the publisher subscribe to it) never has an
+/// encoder of its own: it relays `main` or `turned`, switching on a turn; its consumers
+/// then wait for the new source's next keyframe, with its parameter sets, asked for at once.
+/// The main branch is attached while something takes it: the ring (`pre-seconds` > 0), or a
+/// preview consumer while the preview shares it; with neither for `linger`, it is detached.
+actor MainEncoding {
+    nonisolated let main = EncodedStream()
+    nonisolated let preview: EncodedStream
+    nonisolated let turned: EncodedStream
+    private nonisolated let recorder: EventRecorder
+    /// The ring takes the main encoding all the time (`[events] pre-seconds` > 0).
+    nonisolated let ringOn: Bool
+    /// The preview may share the main encoding (H.264, and no own preview encoder forced).
+    nonisolated let canShare: Bool
+    nonisolated let linger: Duration
+    private let log: @Sendable (String) -> Void
+    private let clock = ContinuousClock()
+
+    private var angle: RotationAngle
+    private var session: CaptureSession?
+    private var output: (MainEncodingOutput, number: Int)?
+    private var outputs = 0
+    private var ring: StreamSubscription?
+    private var unneededSince: ContinuousClock.Instant?
+    private var retryAt: ContinuousClock.Instant?
+    private var timer: Task<Void, Never>?
+    private var watches: [Task<Void, Never>] = []
+    private var stopped = false
+    private var reconciling = false
+    private var again = false
+    /// Whether the preview relays the main encoding now, for `/status` (any thread).
+    private nonisolated let sharing = Mutex(false)
+
+    init(preview: EncodedStream, turned: EncodedStream, recorder: EventRecorder, ringOn: Bool, ownPreviewEncoder: Bool,
+         angle: RotationAngle, linger: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void) {
+        self.preview = preview
+        self.turned = turned
+        self.recorder = recorder
+        self.ringOn = ringOn
+        canShare = recorder.choice.codec == .h264 && !ownPreviewEncoder
+        self.angle = angle
+        self.linger = linger
+        self.log = log
+    }
+
+    /// Whether the preview's consumers take the main encoding now.
+    nonisolated var previewShares: Bool { sharing.withLock { $0 } }
+
+    /// Who the main encoding feeds now ("ring", and the preview's `previewFeeds` while shared).
+    nonisolated func feeds(preview previewFeeds: [String]) -> [String] {
+        (ringOn ? ["ring"] : []) + (previewShares ? previewFeeds : [])
+    }
+
+    /// Follows the preview's consumers and the capture angle, until `stop()`.
+    func start(angles: AsyncStream<RotationAngle>) {
+        let changes = preview.demandChanges()
+        watches.append(Task { [weak self] in
+            for await _ in changes { await self?.reconcile() }
+        })
+        watches.append(Task { [weak self] in
+            for await angle in angles { await self?.turned(to: angle) }
+        })
+    }
+
+    func stop() {
+        stopped = true
+        for watch in watches { watch.cancel() }
+        timer?.cancel()
+        session = nil
+        preview.stopRelay()
+        sharing.withLock { $0 = false }
+    }
+
+    /// A new camera session: the main encoding goes on it when something takes it.
+    func use(_ session: CaptureSession) async throws {
+        self.session = session
+        output = nil
+        retryAt = nil
+        unneededSince = nil
+        if ringOn { try await attach(to: session, why: "the pre-record ring ([events] pre-seconds = \(recorder.settings.preSeconds))") }
+        await reconcile()
+    }
+
+    /// Forgets `session` (it is closing: its branches go with it).
+    func release(_ session: CaptureSession) {
+        guard self.session === session else { return }
+        self.session = nil
+        output = nil
+        timer?.cancel()
+    }
+
+    private func turned(to angle: RotationAngle) async {
+        guard angle != self.angle else { return }
+        self.angle = angle
+        await reconcile()
+    }
+
+    // MARK: Deciding
+
+    private func reconcile() async {
+        guard !reconciling else {
+            again = true
+            return
+        }
+        reconciling = true
+        defer { reconciling = false }
+        repeat {
+            again = false
+            await step()
+        } while again
+    }
+
+    private func step() async {
+        guard !stopped else { return }
+        // The preview: relayed from the main encoding when its pixels are the same, else
+        // from the turned one (whose encoder runs while that relay takes it).
+        let watched = preview.subscriberCount > 0
+        let shares = canShare && angle == .degrees0
+        if watched {
+            let source = shares ? main : turned
+            if preview.relayedStream !== source {
+                preview.relay(from: source)
+                log(shares ? "preview: its consumers take the main encoding (no turn to burn in)"
+                    : canShare ? "preview: the device is turned \(angle.degrees) degrees: its consumers take the preview's own, turned encoding"
+                    : "preview: its consumers take the preview's own encoding")
+            }
+        } else {
+            preview.stopRelay()
+        }
+        sharing.withLock { $0 = watched && shares }
+        guard let session else { return }
+
+        let needed = ringOn || (watched && shares)
+        let now = clock.now
+        if needed {
+            unneededSince = nil
+            timer?.cancel()
+            guard output == nil else { return }
+            if let retryAt, now < retryAt { return wake(at: retryAt) }
+            do {
+                try await attach(to: session, why: ringOn ? "the pre-record ring" : "the preview's consumers")
+            } catch {
+                retryAt = now + OnDemandPreview.retryDelay
+                log("encoder: the main encoding could not start: \(error); trying again")
+                wake(at: now + OnDemandPreview.retryDelay)
+            }
+        } else if let current = output?.0 {
+            guard let since = unneededSince else {
+                unneededSince = now
+                return wake(at: now + linger)
+            }
+            guard now - since >= linger else { return wake(at: since + linger) }
+            output = nil
+            unneededSince = nil
+            log("encoder: \(current.choice.encoder) (\(current.choice.codec.rawValue)) of the main encoding stopped: "
+                + "nothing took it for \(linger) (no pre-record ring, "
+                + (watched ? "the preview takes its own turned encoding)" : "no preview consumer)"))
+            try? await session.detach(current)
+        }
+    }
+
+    private func attach(to session: CaptureSession, why: String) async throws {
+        outputs += 1
+        let number = outputs
+        let recorder = self.recorder
+        let output = MainEncodingOutput(choice: recorder.choice, stream: main, onAngle: { recorder.set(angle: $0) }) {
+            [weak self] error in
+            Task { await self?.branchEnded(number, error: error) }
+        }
+        ring?.cancel()
+        ring = ringOn ? recorder.follow(main) : nil
+        self.output = (output, number)
+        do {
+            try await session.attach(output)
+        } catch {
+            if self.output?.number == number { self.output = nil }
+            ring?.cancel()
+            ring = nil
+            throw error
+        }
+        retryAt = nil
+        log("encoder: \(recorder.choice.encoder) (\(recorder.choice.codec.rawValue)) runs the main encoding for \(why)"
+            + (canShare ? "; the preview shares it while no turn has to be burnt in"
+                : recorder.choice.codec == .h264 ? "" : "; the preview (H.264) cannot share it"))
+    }
+
+    /// The main branch is gone: by `step`'s detach, its session closing, or a failure (then
+    /// it is attached again, after a pause, if still needed).
+    private func branchEnded(_ number: Int, error: (any Error)?) async {
+        if ring != nil, output == nil || output?.number == number {
+            ring?.cancel()
+            ring = nil
+        }
+        guard let current = output, current.number == number else { return }
+        output = nil
+        if let error {
+            log("encoder: the main encoding stopped: \(error); starting it again if needed")
+            retryAt = clock.now + OnDemandPreview.retryDelay
+        }
+        await reconcile()
+    }
+
+    private func wake(at deadline: ContinuousClock.Instant) {
+        timer?.cancel()
+        timer = Task { [weak self] in
+            do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+            await self?.reconcile()
+        }
+    }
+}
