@@ -35,16 +35,19 @@ static void plumb_catch_signals_at_start(int argc, char **argv, char **envp) {
   (void)argv;
   (void)envp;
   if (pipe2(plumb_inbox, O_NONBLOCK | O_CLOEXEC) != 0) return;
+  // Blocked while the handlers go in one by one: a signal sent once the first is installed
+  // (the moment a watcher sees SigCgt change) must not meet the default action of the next.
+  sigset_t set = plumb_caught_signals();
+  sigprocmask(SIG_BLOCK, &set, NULL);
   struct sigaction action = {0};
   action.sa_handler = plumb_signal_caught;
   action.sa_flags = SA_RESTART;
   sigfillset(&action.sa_mask);
-  sigset_t set = plumb_caught_signals();
   for (int number = 1; number < NSIG; number++) {
     if (sigismember(&set, number) == 1) sigaction(number, &action, NULL);
   }
-  // A parent may start us with them blocked (children of async Swift tests are): a blocked
-  // signal would never reach the handler.
+  // Unblocked also when a parent started us with them blocked (children of async Swift tests
+  // are): a blocked signal would never reach the handler. What came meanwhile arrives now.
   sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 

@@ -196,6 +196,9 @@ final class EncodedStreamTests: XCTestCase {
         eventually("source.frameCount >= 45", timeout: .seconds(10)) { source.frameCount >= 45 }
         let ring = Mutex<[Bool]>([])
         let callback = upstream.subscribe(name: "ring") { buffer, _ in ring.withLock { $0.append(buffer.isKeyframe) } }
+        // The ring's own keyframe first, and frames past the cooldown after it: a keyframe
+        // still on its way for the ring would also answer the relay's wish, and rightly so.
+        eventually("the ring has its keyframe and 10 frames", timeout: .seconds(15)) { ring.withLock { $0.count } >= 10 }
         let preview = EncodedStream()
         let consumer = try Consumer()
         defer { consumer.stop() }
