@@ -59,6 +59,11 @@ TABLE = [
     ("webrtc.glass_to_glass_ms", "WebRTC capture -> presented frame in chromium, median (ms)", "", None),
     ("motion.cpu_pct.640x480", "motion detection at 5 analysis frames/s, 640x480 camera: scale, convert, detector (% of a core)", "<= 1", lambda v: v <= 1),
     ("motion.cpu_pct.1280x720", "  1280x720 camera (% of a core)", "<= 1", lambda v: v <= 1),
+    ("shared.idle_encoders", "plumb serve 720p30, pre-record off, nothing recording or watching: live encoders", "0", lambda v: v == 0),
+    ("shared.recording_encoders", "  continuous recording alone: live encoders", "1", lambda v: v == 1),
+    ("shared.all_encoders", "  recording + pre-record ring + 1 RTSP + 1 WHEP, upright: live encoders", "1", lambda v: v == 1),
+    ("shared.all_vs_recording_cpu_ratio", "  recording + ring + RTSP + WHEP / recording alone CPU", "<= 1.10", lambda v: v <= 1.10),
+    ("shared.turned_rtsp_encoders", "  ring + 1 RTSP consumer, device turned: live encoders", "<= 2", lambda v: v <= 2),
 ]
 
 missing = [k for k, *_ in TABLE if values.get(k) is None]
@@ -188,6 +193,19 @@ if rec and tee and ff and base:
     fig.tight_layout()
     fig.savefig(f"{folder}/overhead.png")
 
-print(f"wrote {folder}/results.json, results.md, latency.png, cost-resolution.png, cost-outputs.png, overhead.png")
+# 5. Encoders: who encodes what in the daemon (issue 26).
+scenarios = values.get("shared.scenarios")
+if scenarios:
+    fig, axis = plt.subplots(figsize=(8, 3.8))
+    bars = axis.barh([s["name"] for s in scenarios], [s["cpu_pct"] for s in scenarios], color="tab:purple")
+    for bar, s in zip(bars, scenarios):
+        axis.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {s['encoders']} encoder(s)", va="center", fontsize=9)
+    axis.invert_yaxis(); axis.grid(axis="x", alpha=0.3)
+    axis.set_xlim(0, max(s["cpu_pct"] for s in scenarios) * 1.35)
+    axis.set_xlabel("plumb serve CPU, % of one core"); axis.set_title("plumb serve at 1280x720@30: live encoders and their cost")
+    fig.tight_layout()
+    fig.savefig(f"{folder}/encoders.png")
+
+print(f"wrote {folder}/results.json, results.md, latency.png, cost-resolution.png, cost-outputs.png, overhead.png, encoders.png")
 if missing:
     sys.exit("missing keys: " + ", ".join(missing))

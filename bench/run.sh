@@ -24,7 +24,7 @@ stages=(
     "retention|a retention pass on a folder of 50 000 recordings|$bin/plumb-bench retention --files 50000 --passes 20"
     "costs|plumb serve CPU/RSS against resolution and outputs, RTSP glass-to-glass|$python $root/bench/serve_cost.py $plumb 2.5"
     "motion|motion detection per analysed frame, 640x480 and 1280x720|$bin/plumb-bench motion --size 640x480 --size 1280x720 --rate 5"
-    "shared|plumb serve: the ring and an RTSP consumer on one encoding vs two (turned), 640x480|$python $root/bench/shared_encoding.py $plumb 5"
+    "shared|plumb serve: live encoders idle, recording, recording + ring + RTSP + WHEP, turned (1280x720)|$python $root/bench/shared_encoding.py $plumb 5"
     "webrtc|WebRTC in headless chromium: first frame, glass-to-glass|bash $root/bench/webrtc-browser.sh $plumb 4"
 )
 begin=$(date +%s)
