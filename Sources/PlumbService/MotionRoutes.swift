@@ -140,7 +140,7 @@ struct MotionRoutes: Sendable {
         }
         var rects: [NormalizedRect] = []
         for (index, item) in given.enumerated() {
-            let numbers = (item as? [Any])?.compactMap { ($0 as? NSNumber).map(\.doubleValue) }.filter(\.isFinite)
+            let numbers = (item as? [Any])?.compactMap(Self.number).filter(\.isFinite)
             guard let numbers, numbers.count == 4, (item as? [Any])?.count == 4 else {
                 throw .badRequest("mask rectangle \(index + 1) (\(Self.shown(item))) must be [x, y, width, height]: 4 numbers from 0 to 1")
             }
@@ -152,6 +152,13 @@ struct MotionRoutes: Sendable {
             }
         }
         return rects
+    }
+
+    /// A JSON number; nil for anything else, `true` and `false` included (JSONSerialization
+    /// gives those as NSNumbers too, of the ObjC type `c`, char).
+    private static func number(_ value: Any) -> Double? {
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
+        return number.doubleValue
     }
 
     /// A JSON value as the client sent it, for an error message.
