@@ -1,5 +1,7 @@
-// webrtcbin's negotiation for the WHEP preview: see CGStreamerShim.h.
+// webrtcbin's negotiation for the WHEP preview, and the RTP header extension its
+// viewers get the device's turn in: see CGStreamerShim.h.
 #include "CGStreamerShim.h"
+#include <gst/rtp/gstrtpbuffer.h>
 #include <gst/sdp/sdp.h>
 #include <gst/video/video.h>
 
@@ -126,4 +128,40 @@ gchar *plumb_webrtc_answer(GstElement *webrtcbin, const gchar *offer_sdp,
 
 gboolean plumb_event_is_force_key_unit(GstEvent *event) {
     return gst_video_event_is_force_key_unit(event);
+}
+
+typedef struct {
+    guint8 id;
+    guint8 value;
+} PlumbOneByteExtension;
+
+static void plumb_rtp_add_onebyte_extension(GstBuffer *buffer, const PlumbOneByteExtension *extension) {
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    if (!gst_rtp_buffer_map(buffer, GST_MAP_READWRITE, &rtp)) return;
+    gpointer present = NULL;
+    guint size = 0;
+    if (!gst_rtp_buffer_get_extension_onebyte_header(&rtp, extension->id, 0, &present, &size)) {
+        gst_rtp_buffer_add_extension_onebyte_header(&rtp, extension->id, &extension->value, 1);
+    }
+    gst_rtp_buffer_unmap(&rtp);
+}
+
+static gboolean plumb_rtp_list_add_onebyte_extension(GstBuffer **buffer, guint index, gpointer data) {
+    (void)index;
+    *buffer = gst_buffer_make_writable(*buffer);
+    plumb_rtp_add_onebyte_extension(*buffer, data);
+    return TRUE;
+}
+
+void plumb_rtp_probe_add_onebyte_extension(GstPadProbeInfo *info, guint8 id, guint8 value) {
+    PlumbOneByteExtension extension = { id, value };
+    if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER) {
+        GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+        GST_PAD_PROBE_INFO_DATA(info) = buffer;
+        plumb_rtp_add_onebyte_extension(buffer, &extension);
+    } else if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+        GstBufferList *list = gst_buffer_list_make_writable(GST_PAD_PROBE_INFO_BUFFER_LIST(info));
+        GST_PAD_PROBE_INFO_DATA(info) = list;
+        gst_buffer_list_foreach(list, plumb_rtp_list_add_onebyte_extension, &extension);
+    }
 }

@@ -13,12 +13,29 @@ import PlumbRotation
 /// The preview stream (`preview`: RTSP, WHEP, the publisher subscribe to it) never has an
 /// encoder of its own: it relays `main` or `turned`, switching on a turn; its consumers
 /// then wait for the new source's next keyframe, with its parameter sets, asked for at once.
-/// The main branch is attached while something takes it: the ring (`pre-seconds` > 0), or a
-/// preview consumer while the preview shares it; with neither for `linger`, it is detached.
+/// WHEP viewers that take the turn as RTP metadata (their offer has the video-orientation
+/// extension, as Chromium's does) need no turned pixels at all: they are fed by `unturned`,
+/// which relays `main` whatever the angle while they watch, and get the angle from
+/// `orientation` (set here at each turn) in every packet. So a turned device with only such
+/// viewers runs one encoder; the turned encoder runs only for consumers that cannot take
+/// the turn as metadata (RTSP, the publisher, other WebRTC peers). Only while the preview
+/// can share at all (H.264, no own preview encoder forced) and its size need not stay fixed
+/// (`[preview] letterbox`): otherwise those viewers too get the preview (`WHEPPreview` is
+/// given no `unturned`).
+///
+/// The main branch is attached while something takes it: the ring (`pre-seconds` > 0), a
+/// preview consumer while the preview shares it, or such a viewer; with none for `linger`,
+/// it is detached.
 actor MainEncoding {
     nonisolated let main = EncodedStream()
     nonisolated let preview: EncodedStream
     nonisolated let turned: EncodedStream
+    /// The main encoding relayed to the WHEP viewers that take the turn as metadata, while any
+    /// watch: a stream of their own (not `main` itself) so its subscribers are those viewers
+    /// alone and its `demandChanges()` wake this actor when they come and go, as the preview's do.
+    nonisolated let unturned = EncodedStream()
+    /// The turn those viewers get: the capture angle, followed here.
+    nonisolated let orientation: VideoOrientation
     private nonisolated let recorder: EventRecorder
     /// The ring takes the main encoding all the time (`[events] pre-seconds` > 0).
     nonisolated let ringOn: Bool
@@ -51,24 +68,35 @@ actor MainEncoding {
         self.ringOn = ringOn
         canShare = recorder.choice.codec == .h264 && !ownPreviewEncoder
         self.angle = angle
+        orientation = VideoOrientation(angle)
         self.linger = linger
         self.log = log
+    }
+
+    /// What `WHEPPreview` feeds the viewers that take the turn as metadata from; nil when the
+    /// preview cannot share the main encoding (then they get the preview's pixels).
+    nonisolated var unturnedForWHEP: WHEPPreview.Unturned? {
+        canShare ? WHEPPreview.Unturned(stream: unturned, orientation: orientation) : nil
     }
 
     /// Whether the preview's consumers take the main encoding now.
     nonisolated var previewShares: Bool { sharing.withLock { $0 } }
 
-    /// Who the main encoding feeds now ("ring", and the preview's `previewFeeds` while shared).
+    /// Who the main encoding feeds now ("ring", the preview's `previewFeeds` while shared,
+    /// "whep" while viewers take the turn as metadata).
     nonisolated func feeds(preview previewFeeds: [String]) -> [String] {
-        (ringOn ? ["ring"] : []) + (previewShares ? previewFeeds : [])
+        let feeds = (ringOn ? ["ring"] : []) + (previewShares ? previewFeeds : [])
+        return feeds + (unturned.subscriberCount > 0 && !feeds.contains("whep") ? ["whep"] : [])
     }
 
-    /// Follows the preview's consumers and the capture angle, until `stop()`.
+    /// Follows the preview's consumers, the viewers that take the turn as metadata and the
+    /// capture angle, until `stop()`.
     func start(angles: AsyncStream<RotationAngle>) {
-        let changes = preview.demandChanges()
-        watches.append(Task { [weak self] in
-            for await _ in changes { await self?.reconcile() }
-        })
+        for changes in [preview.demandChanges(), unturned.demandChanges()] {
+            watches.append(Task { [weak self] in
+                for await _ in changes { await self?.reconcile() }
+            })
+        }
         watches.append(Task { [weak self] in
             for await angle in angles { await self?.turned(to: angle) }
         })
@@ -80,6 +108,7 @@ actor MainEncoding {
         timer?.cancel()
         session = nil
         preview.stopRelay()
+        unturned.stopRelay()
         sharing.withLock { $0 = false }
     }
 
@@ -104,6 +133,7 @@ actor MainEncoding {
     private func turned(to angle: RotationAngle) async {
         guard angle != self.angle else { return }
         self.angle = angle
+        orientation.angle = angle  // the next packet of every metadata viewer carries it
         await reconcile()
     }
 
@@ -140,9 +170,19 @@ actor MainEncoding {
             preview.stopRelay()
         }
         sharing.withLock { $0 = watched && shares }
+        // The viewers that take the turn as metadata: on the main encoding, whatever the angle.
+        let metadataWatched = canShare && unturned.subscriberCount > 0
+        if metadataWatched {
+            if unturned.relayedStream !== main {
+                unturned.relay(from: main)
+                log("webrtc: viewers that take the turn as RTP metadata take the main encoding (\(angle.degrees) degrees sent in every packet)")
+            }
+        } else {
+            unturned.stopRelay()
+        }
         guard let session else { return }
 
-        let needed = ringOn || (watched && shares)
+        let needed = ringOn || (watched && shares) || metadataWatched
         let now = clock.now
         if needed {
             unneededSince = nil
@@ -150,7 +190,9 @@ actor MainEncoding {
             guard output == nil else { return }
             if let retryAt, now < retryAt { return wake(at: retryAt) }
             do {
-                try await attach(to: session, why: ringOn ? "the pre-record ring" : "the preview's consumers")
+                try await attach(to: session, why: ringOn ? "the pre-record ring"
+                                 : watched && shares ? "the preview's consumers"
+                                 : "WebRTC viewers that take the turn as RTP metadata")
             } catch {
                 retryAt = now + OnDemandPreview.retryDelay
                 log("encoder: the main encoding could not start: \(error); trying again")
@@ -166,7 +208,7 @@ actor MainEncoding {
             unneededSince = nil
             log("encoder: \(current.choice.encoder) (\(current.choice.codec.rawValue)) of the main encoding stopped: "
                 + "nothing took it for \(linger) (no pre-record ring, "
-                + (watched ? "the preview takes its own turned encoding)" : "no preview consumer)"))
+                + (watched ? "the preview takes its own turned encoding)" : "no preview consumer or WebRTC viewer)"))
             try? await session.detach(current)
         }
     }

@@ -19,7 +19,8 @@ import PlumbMedia
 ///                                  ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
 ///                                  └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
 /// preview EncodedStream (relays one of the two) ─> RTSPPreview (any number of consumers), WHEPPreview, RTSPPublisher ([publish] url)
-/// MainEncoding ─> the main branch attached while the ring or an upright preview consumer takes it; the preview relays it or the turned one
+/// unturned EncodedStream (relays main, whatever the angle) ─> WHEPPreview's viewers that take the turn as RTP metadata (CVO)
+/// MainEncoding ─> the main branch attached while the ring, an upright preview consumer or a CVO viewer takes it; the preview relays it or the turned one
 /// OnDemandPreview ─> the turned preview branch attached only while the preview relays it (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
@@ -136,12 +137,6 @@ public actor ServeDaemon {
             try RTSPPublisher(stream: stream, configuration: .init(url: url))
         }
         self.publisher = publisher
-        let whep = WHEPPreview(stream: stream, configuration: .init(stun: config.webrtc.stun,
-                                                                    maxViewers: config.webrtc.maxViewers)) { viewer, end in
-            if end != .closed { log("webrtc: \(viewer) let go: \(end)") }
-        }
-        self.whep = whep
-
         // What captures are turned and tagged by.
         let coordination = RotationCoordinator.Configuration(
             mount: config.rotation.mount, facing: config.rotation.facing, hysteresis: config.rotation.hysteresis)
@@ -176,6 +171,14 @@ public actor ServeDaemon {
                                         ringOn: !eventClips.ring.onDemand, ownPreviewEncoder: !config.preview.onDemand,
                                         angle: observer.captureAngle, log: log)
         self.mainEncoding = mainEncoding
+        // Viewers whose offer takes the turn as RTP metadata get the main encoding's unturned
+        // pixels — not with `letterbox`, which promises a size that never changes.
+        let whep = WHEPPreview(stream: stream, unturned: config.preview.letterbox ? nil : mainEncoding.unturnedForWHEP,
+                               configuration: .init(stun: config.webrtc.stun, maxViewers: config.webrtc.maxViewers)) {
+            viewer, end in
+            if end != .closed { log("webrtc: \(viewer) let go: \(end)") }
+        }
+        self.whep = whep
         let encoders = EncoderStatus.choose(for: config)
         self.encoders = encoders
         // A named encoder that cannot run is a configuration error, not a silent fallback.
@@ -192,7 +195,9 @@ public actor ServeDaemon {
             extras.publish = publisher.map { "\($0.state)" }
             extras.rotationSource = rotationSource
             extras.encoders = encoders
-            extras.previewFeeds = (preview.clientCount > 0 ? ["rtsp"] : []) + (whep.viewerCount > 0 ? ["whep"] : [])
+            // WHEP viewers that take the turn as metadata are the main encoding's (`MainEncoding.feeds`).
+            extras.previewFeeds = (preview.clientCount > 0 ? ["rtsp"] : [])
+                + (whep.viewerCount > whep.metadataViewerCount ? ["whep"] : [])
                 + (publisher.map { if case .connected = $0.state { true } else { false } } == true ? ["publish"] : [])
             extras.mainFeeds = mainEncoding.feeds(preview: extras.previewFeeds)
             if mainEncoding.previewShares { extras.previewFeeds = [] }
@@ -432,6 +437,7 @@ public actor ServeDaemon {
         whep.stop()
         stream.close()
         mainEncoding.turned.close()
+        mainEncoding.unturned.close()
         mainEncoding.main.close()
         rtspLoop.stop()
         httpLoop.stop()

@@ -8,26 +8,6 @@ import XCTest
 /// with its parameter sets, decoding on without a warning — and an event clip from the
 /// shared ring is whole. Read from `GET /status`'s `running_encoders` and by ffmpeg/ffprobe.
 final class ServeSharedEncodingTests: XCTestCase {
-    /// `running_encoders`, each as "element codec WxH: feeds".
-    private func running(_ serve: ServeProcess) -> [String] {
-        let encoders = (try? serve.curl("GET", "/status").json())?["running_encoders"] as? [[String: Any]] ?? []
-        return encoders.map { e in
-            "\(e["element"] ?? "?") \(e["codec"] ?? "?") \(e["width"] ?? "?")x\(e["height"] ?? "?"): "
-                + (e["feeds"] as? [String] ?? []).joined(separator: ",")
-        }.sorted()
-    }
-
-    private func waitForRunning(_ serve: ServeProcess, _ wanted: [String]) {
-        let expected = wanted.sorted()
-        var last: [String] = []
-        eventually("the running encoders to be \(expected) (last \(last))\n\(serve.log)", timeout: .seconds(40),
-                   every: .milliseconds(100)) {
-            last = running(serve)
-            return last == expected
-        }
-        XCTAssertEqual(last, expected)
-    }
-
     /// What is wrong with 5 s of the RTSP preview as ffprobe reads it, joining a shared media
     /// where the stream is (`RTSPPackets.problems`: every keyframe with its SPS/PPS in front),
     /// and whether its PLAY's keyframe came at once (through the relay to whichever encoder
@@ -50,7 +30,7 @@ final class ServeSharedEncodingTests: XCTestCase {
         serve.feed("0 0 9.81 0")  // upright
         let main = "x264enc h264 320x240: "
         // Idle: the ring's encoding alone.
-        waitForRunning(serve, [main + "ring"])
+        serve.waitForRunningEncoders([main + "ring"])
 
         // An RTSP consumer decoding throughout (across both turns) and a WHEP viewer: the same one encoder.
         let rtsp = try FFmpegViewer(serve.rtsp, transport: "tcp", seconds: 40)
@@ -63,7 +43,7 @@ final class ServeSharedEncodingTests: XCTestCase {
                                               timeout: 120)
             whep.leave()
         }
-        waitForRunning(serve, [main + "ring,rtsp,whep"])
+        serve.waitForRunningEncoders([main + "ring,rtsp,whep"])
         XCTAssertTrue(serve.log.contains("preview: its consumers take the main encoding (no turn to burn in)"), serve.log)
         XCTAssertEqual(try keyframeProblems(serve.rtsp), [])
         whep.wait()
@@ -74,13 +54,13 @@ final class ServeSharedEncodingTests: XCTestCase {
 
         // Turned: the pixels must turn, so the preview takes its own encoder; the ring stays on the main one.
         serve.feed("100 -9.81 0 0")
-        waitForRunning(serve, [main + "ring", "x264enc h264 240x320: rtsp"])
+        serve.waitForRunningEncoders([main + "ring", "x264enc h264 240x320: rtsp"])
         XCTAssertTrue(serve.log.contains("preview: the device is turned 90 degrees"), serve.log)
         XCTAssertEqual(try keyframeProblems(serve.rtsp), [])
 
         // Upright again: back on the main encoding; the turned encoder goes once nothing takes it.
         serve.feed("200 0 9.81 0")
-        waitForRunning(serve, [main + "ring,rtsp"])
+        serve.waitForRunningEncoders([main + "ring,rtsp"])
         XCTAssertEqual(try keyframeProblems(serve.rtsp), [])
 
         // An event clip from the shared ring: whole, on a keyframe.

@@ -118,6 +118,27 @@ final class ServeProcess: @unchecked Sendable {  // driven by one test thread
         }
     }
 
+    /// `GET /status`'s `running_encoders`, each as "element codec WxH: feeds", sorted.
+    func runningEncoders() -> [String] {
+        let encoders = (try? curl("GET", "/status").json())?["running_encoders"] as? [[String: Any]] ?? []
+        return encoders.map { e in
+            "\(e["element"] ?? "?") \(e["codec"] ?? "?") \(e["width"] ?? "?")x\(e["height"] ?? "?"): "
+                + (e["feeds"] as? [String] ?? []).joined(separator: ",")
+        }.sorted()
+    }
+
+    /// Waits until `runningEncoders()` is `wanted` (in any order); the test fails when it is not in time.
+    func waitForRunningEncoders(_ wanted: [String], file: StaticString = #filePath, line: UInt = #line) {
+        let expected = wanted.sorted()
+        var last: [String] = []
+        eventually("the running encoders to be \(expected) (last \(last))\n\(log)", timeout: .seconds(40),
+                   every: .milliseconds(100), file: file, line: line) {
+            last = runningEncoders()
+            return last == expected
+        }
+        XCTAssertEqual(last, expected, file: file, line: line)
+    }
+
     /// Sends `signal` and waits for the exit; the exit status and the whole log.
     func stop(_ signal: Int32 = SIGTERM, timeout: TimeInterval = 60) -> (code: Int32, log: String) {
         kill(pid, signal)

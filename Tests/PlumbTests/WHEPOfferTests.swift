@@ -53,6 +53,30 @@ final class WHEPOfferTests: XCTestCase {
         }
     }
 
+    /// The video-orientation extension's id, as Chromium writes it (in the video section,
+    /// after a=mid), at session level, with a direction; none where the viewer would not
+    /// receive it, where the one-byte form cannot carry it, or in another section.
+    func testTheVideoOrientationExtensionsIDIsFound() throws {
+        func offer(session: String = "", video: String, audio: String = "") -> String {
+            Self.offer(session + "m=video 9 UDP/TLS/RTP/SAVPF 106\r\na=mid:0\r\n" + video
+                       + "a=rtpmap:106 H264/90000\r\na=fmtp:106 packetization-mode=1;profile-level-id=42e01f\r\n"
+                       + (audio.isEmpty ? "" : "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\n" + audio))
+        }
+        XCTAssertNil(try WHEPOffer(Self.browserLike).videoOrientationID)
+        XCTAssertEqual(try WHEPOffer(offer(video: "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time\r\n"
+                                           + "a=extmap:3 urn:3gpp:video-orientation\r\n")).videoOrientationID, 3)
+        XCTAssertEqual(try WHEPOffer(offer(session: "a=extmap:5 urn:3gpp:video-orientation\r\n", video: "")).videoOrientationID, 5)
+        XCTAssertEqual(try WHEPOffer(offer(video: "a=extmap:4/recvonly urn:3gpp:video-orientation\r\n")).videoOrientationID, 4)
+        XCTAssertNil(try WHEPOffer(offer(video: "a=extmap:4/sendonly urn:3gpp:video-orientation\r\n")).videoOrientationID,
+                     "the viewer would not receive it")
+        XCTAssertNil(try WHEPOffer(offer(video: "a=extmap:15 urn:3gpp:video-orientation\r\n")).videoOrientationID,
+                     "15 and above need the two-byte form")
+        XCTAssertNil(try WHEPOffer(offer(video: "a=extmap:3 urn:3gpp:video-orientation:6\r\n")).videoOrientationID,
+                     "the 6-bit form is another extension")
+        XCTAssertNil(try WHEPOffer(offer(video: "", audio: "a=extmap:3 urn:3gpp:video-orientation\r\n")).videoOrientationID,
+                     "in the audio section")
+    }
+
     func testSTUNServersAreWrittenAsWebRTCBinWantsThem() {
         XCTAssertEqual(WHEPPreview.Configuration.stunURL("stun:stun.example.org:19302"), "stun://stun.example.org:19302")
         XCTAssertEqual(WHEPPreview.Configuration.stunURL("stun://10.0.0.1:3478"), "stun://10.0.0.1:3478")

@@ -111,3 +111,12 @@ gchar *plumb_webrtc_answer(GstElement *webrtcbin, const gchar *offer_sdp,
 /// Whether `event` is an upstream force-key-unit request (a viewer's PLI/FIR):
 /// gst_video_event_is_force_key_unit, kept here beside its only user.
 gboolean plumb_event_is_force_key_unit(GstEvent *event);
+
+/// Adds an RTP header extension in the one-byte form (RFC 8285): element `id` (1 to 14)
+/// holding the single byte `value`, to the RTP packet, or to every packet of the list, that
+/// a buffer (list) probe carries — made writable first, with the probe's data pointed at
+/// the copy when one was needed. What a GstRTPHeaderExtension would do where GStreamer has
+/// none for the URI (urn:3gpp:video-orientation in 1.22); GstRTPBuffer's map and the list's
+/// foreach callback take C structs and function pointers. Packets already holding `id` are
+/// left alone.
+void plumb_rtp_probe_add_onebyte_extension(GstPadProbeInfo *info, guint8 id, guint8 value);

@@ -28,6 +28,12 @@ public struct WHEPOffer: Sendable, Equatable {
     /// payload type and profile (from `profile-level-id`, as GStreamer names it).
     public let formats: [(payloadType: Int, profile: String)]
 
+    /// The id the offer gives the device's turn as RTP metadata (`a=extmap:ID
+    /// urn:3gpp:video-orientation`, `VideoOrientation`) in its video, at session level or in
+    /// a video section, when it is one the one-byte form can carry (1 to 14) and the offerer
+    /// receives it; nil otherwise (then the viewer gets turned pixels).
+    public let videoOrientationID: Int?
+
     /// The first H.264 payload type, the one the offer prefers.
     public var payloadType: Int { formats[0].payloadType }
 
@@ -62,13 +68,16 @@ public struct WHEPOffer: Sendable, Equatable {
         guard lines.first == "v=0", lines.contains(where: { $0.hasPrefix("m=") }) else { throw .notSDP }
         // The lines of each video section: its m-line up to the next m-line.
         var sections: [[String]] = []
-        var inVideo = false
+        var inVideo = false, inSession = true
+        var orientationIDs: [Int] = []
         for line in lines {
             if line.hasPrefix("m=") {
+                inSession = false
                 inVideo = line.hasPrefix("m=video ")
                 if inVideo { sections.append([line]) }
-            } else if inVideo {
-                sections[sections.count - 1].append(line)
+            } else if inVideo || inSession {
+                if inVideo { sections[sections.count - 1].append(line) }
+                if let id = Self.orientationID(line) { orientationIDs.append(id) }
             }
         }
         guard !sections.isEmpty else { throw .noVideo }
@@ -98,6 +107,19 @@ public struct WHEPOffer: Sendable, Equatable {
         guard !formats.isEmpty else { throw .noH264(offered: offered) }
         self.sdp = text
         self.formats = formats
+        videoOrientationID = orientationIDs.first
+    }
+
+    /// `a=extmap:ID[/DIRECTION] urn:3gpp:video-orientation` -> ID, when the one-byte form
+    /// carries it (1 to 14) and the offerer receives it (no direction, sendrecv or recvonly).
+    static func orientationID(_ line: String) -> Int? {
+        guard line.hasPrefix("a=extmap:") else { return nil }
+        let fields = line.dropFirst("a=extmap:".count).split(separator: " ")
+        guard fields.count >= 2, fields[1] == VideoOrientation.uri else { return nil }
+        let idAndDirection = fields[0].split(separator: "/", maxSplits: 1)
+        guard let id = Int(idAndDirection[0]), (1...14).contains(id) else { return nil }
+        if idAndDirection.count == 2, !["sendrecv", "recvonly"].contains(idAndDirection[1]) { return nil }
+        return id
     }
 
     /// `a=rtpmap:96 H264/90000` -> (96, "H264/90000").

@@ -7,6 +7,12 @@ import Synchronization
 /// that does not trickle needs nothing more), and a session id to DELETE when done.
 /// Every viewer is a `WHEPViewer` fed by the one `EncodedStream`.
 ///
+/// With `unturned` given, a viewer whose offer has the video-orientation extension
+/// (`urn:3gpp:video-orientation`: Chromium offers it) is fed by that stream instead — the
+/// pixels as captured — and gets the device's turn in every RTP packet (`VideoOrientation`),
+/// which the browser applies: it never needs pixels turned for it. Viewers without the
+/// extension get `stream`, turned pixels, as before.
+///
 /// Viewers whose connection failed, that never connected, or from which nothing has come
 /// for `silenceTimeout` (a closed tab sends no RTCP) end themselves, told by webrtcbin's
 /// connection state and their own deadlines: UDP never blocks the sender, and the
@@ -63,8 +69,21 @@ public final class WHEPPreview: Sendable {
         }
     }
 
+    /// Unturned pixels and the turn they lack, for viewers that take the turn as metadata.
+    public struct Unturned: Sendable {
+        public let stream: EncodedStream
+        public let orientation: VideoOrientation
+
+        public init(stream: EncodedStream, orientation: VideoOrientation) {
+            self.stream = stream
+            self.orientation = orientation
+        }
+    }
+
     public let configuration: Configuration
     public let stream: EncodedStream
+    /// nil: every viewer gets `stream`, whatever its offer.
+    public let unturned: Unturned?
     private let viewers = Mutex<[String: WHEPViewer]>([:])
     private let opening = Mutex(0)
     private let dropped = Mutex(0)
@@ -72,9 +91,10 @@ public final class WHEPPreview: Sendable {
     /// Told of each viewer let go (`.closed` included), from the ending viewer's task: only hand off.
     public let onViewerEnded: (@Sendable (WHEPViewer, WHEPViewer.End) -> Void)?
 
-    public init(stream: EncodedStream, configuration: Configuration = Configuration(),
+    public init(stream: EncodedStream, unturned: Unturned? = nil, configuration: Configuration = Configuration(),
                 onViewerEnded: (@Sendable (WHEPViewer, WHEPViewer.End) -> Void)? = nil) {
         self.stream = stream
+        self.unturned = unturned
         self.configuration = configuration
         self.onViewerEnded = onViewerEnded
     }
@@ -90,7 +110,9 @@ public final class WHEPPreview: Sendable {
         guard admitted else { throw OpenError.full(configuration.maxViewers) }
         defer { opening.withLock { $0 -= 1 } }
         let id = UUID().uuidString.lowercased()
-        let stream = self.stream, stun = configuration.stun, gathering = configuration.gatheringTimeout
+        let metadata = offer.videoOrientationID == nil ? nil : unturned
+        let stream = metadata?.stream ?? self.stream, orientation = metadata?.orientation
+        let stun = configuration.stun, gathering = configuration.gatheringTimeout
         let limits = WHEPViewer.Limits(connect: configuration.connectTimeout, silence: configuration.silenceTimeout)
         let onEnd: @Sendable (WHEPViewer, WHEPViewer.End) -> Void = { [weak self] in self?.viewerEnded($0, $1) }
         let (viewer, answer) = try await withCheckedThrowingContinuation {
@@ -98,7 +120,7 @@ public final class WHEPPreview: Sendable {
             let thread = Thread {
                 do {
                     continuation.resume(returning: try WHEPViewer.open(
-                        id: id, offer: offer, stream: stream, stun: stun, gatheringTimeout: gathering,
+                        id: id, offer: offer, stream: stream, orientation: orientation, stun: stun, gatheringTimeout: gathering,
                         limits: limits, onEnd: onEnd))
                 } catch let error as GStreamerError {
                     continuation.resume(throwing: OpenError.negotiation(error.message))
@@ -137,6 +159,9 @@ public final class WHEPPreview: Sendable {
 
     /// Sessions open now (answered and not ended).
     public var viewerCount: Int { viewers.withLock { $0.count } }
+
+    /// Of which take the turn as metadata (fed by `unturned`).
+    public var metadataViewerCount: Int { viewers.withLock { $0.values.filter(\.takesTurnAsMetadata).count } }
 
     /// Of which connected (ICE and DTLS up).
     public var connectedCount: Int { viewers.withLock { $0.values.filter(\.isConnected).count } }

@@ -10,6 +10,11 @@ import Synchronization
 /// up never arrive; the viewer's decoder then asks (RTCP PLI/FIR, which webrtcbin turns
 /// into an upstream force-key-unit event that ends at the appsrc) and the ask is passed
 /// to the stream's encoder, as is the moment the connection is up.
+///
+/// A viewer given a `VideoOrientation` (its offer has `urn:3gpp:video-orientation`, and the
+/// stream's pixels are unturned) gets the device's turn in every RTP packet instead: a probe
+/// on the payloader's source pad adds the one-byte header extension with the angle of that
+/// moment, and the extension's `extmap-ID` in the codec caps makes webrtcbin answer it.
 public final class WHEPViewer: Sendable, CustomStringConvertible {
     /// Why a viewer was let go.
     public enum End: Sendable, Equatable, CustomStringConvertible {
@@ -37,6 +42,8 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
 
     /// The session id, the last segment of its `Location`.
     public let id: String
+    /// Whether it takes the device's turn as RTP metadata (unturned pixels) rather than in the pixels.
+    public let takesTurnAsMetadata: Bool
     public let createdAt: ContinuousClock.Instant
     let pipeline: Pipeline
     let webrtc: Element
@@ -63,35 +70,51 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
     private struct WeakViewer: Sendable { weak var viewer: WHEPViewer? }
     private let state: Mutex<State>
 
-    /// The viewer's pipeline description; `payload` is the offer's H.264 payload type.
+    /// The viewer's pipeline description; `payload` is the offer's H.264 payload type,
+    /// `orientation` the offer's id for the video-orientation extension when the viewer takes it.
     /// `config-interval=0`: the stream carries SPS/PPS before every keyframe (see `RTSPPreview.launch`).
-    static func launch(payload: Int, stun: String?) -> String {
+    /// `auto-header-extension=false`: the extension is written by the viewer's probe alone,
+    /// never a second time by an implementation a later GStreamer may bring.
+    static func launch(payload: Int, orientation: Int?, stun: String?) -> String {
         "appsrc name=src is-live=true format=time do-timestamp=true ! h264parse "
-            + "! rtph264pay config-interval=0 pt=\(payload) aggregate-mode=zero-latency "
-            + "! \(codec(payload: payload)) ! webrtcbin name=webrtc bundle-policy=max-bundle latency=0"
+            + "! rtph264pay name=pay config-interval=0 pt=\(payload) aggregate-mode=zero-latency auto-header-extension=false "
+            + "! \(codec(payload: payload, orientation: orientation)) ! webrtcbin name=webrtc bundle-policy=max-bundle latency=0"
             + (stun.map { " stun-server=\($0)" } ?? "")
     }
 
-    /// What the viewer's RTP is, as caps: also the transceiver's codec preference.
-    static func codec(payload: Int) -> String {
+    /// What the viewer's RTP is, as caps: also the transceiver's codec preference, whose
+    /// `extmap-ID` webrtcbin (1.22) puts in the answer when the offer has that extension.
+    static func codec(payload: Int, orientation: Int?) -> String {
         "application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=\(payload),packetization-mode=(string)1"
+            + (orientation.map { ",extmap-\($0)=(string)\(VideoOrientation.uri)" } ?? "")
     }
 
     /// Builds and starts the pipeline and answers `offer` (blocking: ICE gathering).
     /// - Returns: the viewer and the SDP answer.
+    /// `orientation`: the device's turn, sent as the offer's video-orientation extension (the
+    /// offer must have one); nil when `stream`'s pixels are turned already.
     /// `limits` bound the time to connect and the silence of a connected viewer; a viewer
     /// that fails, is refused or passes a limit stops itself and calls `onEnd` (once, on
     /// a task of its own).
-    static func open(id: String, offer: WHEPOffer, stream: EncodedStream, stun: String?,
-                     gatheringTimeout: Duration, limits: Limits,
+    static func open(id: String, offer: WHEPOffer, stream: EncodedStream, orientation: VideoOrientation?,
+                     stun: String?, gatheringTimeout: Duration, limits: Limits,
                      onEnd: @escaping @Sendable (WHEPViewer, End) -> Void) throws -> (WHEPViewer, String) {
         // webrtcbin matches the stream's H.264 profile to the offer's formats strictly.
         let profile = stream.caps?.structure(at: 0)?.string("profile") ?? "constrained-baseline"
         let payload = offer.payloadType(for: profile)
-        let pipeline = try Pipeline.parse(launch(payload: payload, stun: stun))
+        let extensionID = orientation == nil ? nil : offer.videoOrientationID
+        let pipeline = try Pipeline.parse(launch(payload: payload, orientation: extensionID, stun: stun))
         guard let element = pipeline.element(named: "src"), let source = AppSrc(element),
-              let webrtc = pipeline.element(named: "webrtc") else {
-            throw CaptureError.invalidArgument("the WHEP viewer pipeline lacks its appsrc or webrtcbin")
+              let webrtc = pipeline.element(named: "webrtc"), let pay = pipeline.element(named: "pay") else {
+            throw CaptureError.invalidArgument("the WHEP viewer pipeline lacks its appsrc, payloader or webrtcbin")
+        }
+        if let orientation, let extensionID {
+            // Every packet, not only a frame's last (marked) one the spec asks for: one byte
+            // each, and a viewer that joins or loses packets has the angle at once.
+            _ = pay.staticPad("src")?.addProbe([.buffer, .bufferList]) { info in
+                info.addRTPHeaderExtension(id: UInt8(extensionID), byte: orientation.byte)
+                return .ok
+            }
         }
         // The subscription exists before the viewer it would end: a weak link, set just below.
         let link = Mutex(WeakViewer())
@@ -99,8 +122,8 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
             guard end != .cancelled else { return }
             link.withLock { $0.viewer }?.finish(.refused("\(end)"))
         }
-        let viewer = WHEPViewer(id: id, pipeline: pipeline, webrtc: webrtc, subscription: subscription,
-                                stream: stream, limits: limits, onEnd: onEnd)
+        let viewer = WHEPViewer(id: id, takesTurnAsMetadata: extensionID != nil, pipeline: pipeline, webrtc: webrtc,
+                                subscription: subscription, stream: stream, limits: limits, onEnd: onEnd)
         link.withLock { $0.viewer = viewer }
         webrtc.onChange(of: "connection-state") { [weak viewer] in viewer?.connectionChanged() }
         do {
@@ -110,12 +133,16 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
                 return .ok
             }
             try pipeline.setState(.playing)
-            let answer = try webrtc.webRTCAnswer(offer: offer.sdp, codec: codec(payload: payload),
+            let answer = try webrtc.webRTCAnswer(offer: offer.sdp, codec: codec(payload: payload, orientation: extensionID),
                                                  gatheringTimeout: gatheringTimeout)
             guard !answer.contains("a=inactive") else {
                 throw CaptureError.invalidArgument(
                     "webrtcbin found no H.264 format of the offer it can send (the preview is \(profile)): "
                     + "let the peer offer H264 \(profile) with packetization-mode=1")
+            }
+            // Unturned pixels without the turn would show the picture on its side.
+            if let extensionID, !answer.contains("a=extmap:\(extensionID) \(VideoOrientation.uri)") {
+                throw CaptureError.invalidArgument("webrtcbin did not answer the offer's \(VideoOrientation.uri) (id \(extensionID))")
             }
             viewer.listenToTheViewer()
             viewer.arm(at: viewer.createdAt + limits.connect)
@@ -126,9 +153,10 @@ public final class WHEPViewer: Sendable, CustomStringConvertible {
         }
     }
 
-    private init(id: String, pipeline: Pipeline, webrtc: Element, subscription: StreamSubscription,
+    private init(id: String, takesTurnAsMetadata: Bool, pipeline: Pipeline, webrtc: Element, subscription: StreamSubscription,
                  stream: EncodedStream, limits: Limits, onEnd: @escaping @Sendable (WHEPViewer, End) -> Void) {
         self.id = id
+        self.takesTurnAsMetadata = takesTurnAsMetadata
         self.pipeline = pipeline
         self.webrtc = webrtc
         self.subscription = subscription
