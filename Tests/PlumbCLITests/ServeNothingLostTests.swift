@@ -32,6 +32,7 @@ final class ServeNothingLostTests: XCTestCase {
         let (serve, tap) = try recordAcrossTurns(split: true, segmentSeconds: 0, filesPerAngle: 1)
         let files = try stopAndCheckEveryFile(serve, tap)
         XCTAssertEqual(files.map(\.angle), [0, 90, 0], "one file per angle, in turn order: \(files)")
+        try assertSeamless(files)
     }
 
     /// Without split-on-rotation a turn cuts no file: the timed segments go on (every file but
@@ -40,6 +41,7 @@ final class ServeNothingLostTests: XCTestCase {
     func testARecordingAcrossTurnsWithoutSplittingKeepsEveryFrame() throws {
         let (serve, tap) = try recordAcrossTurns(split: false, segmentSeconds: 3, filesPerAngle: 2)
         let files = try stopAndCheckEveryFile(serve, tap)
+        try assertSeamless(files)
         for file in files.dropLast() {
             XCTAssertGreaterThanOrEqual(Double(file.frames), 3 * ServeProcess.fps - Double(file.lost),
                                         "\(file.name): cut short, by a turn? \(files)")
@@ -75,6 +77,7 @@ final class ServeNothingLostTests: XCTestCase {
     /// again; after each turn it waits for `filesPerAngle` more files to begin.
     private func recordAcrossTurns(split: Bool, segmentSeconds: Int, filesPerAngle: Int) throws -> (ServeProcess, EventTap) {
         let serve = try ServeProcess(self, [
+            "camera": ["device": "test:clock"],  // each frame's capture time in its pixels: the seams' proof
             "rotation": ["accelerometer": "replay:-", "split-on-rotation": String(split)],
             "recording": ["continuous": "true", "segment-seconds": String(segmentSeconds)],
         ], withInput: true)
@@ -98,11 +101,15 @@ final class ServeNothingLostTests: XCTestCase {
                 tap.named("recording-started").count >= begun + filesPerAngle
             })
         }
+        // A second in the last file too, so that each seam has frames on both sides to read.
+        let last = try XCTUnwrap(tap.named("recording-started").last?.data["file"] as? String)
+        serve.waitForRecordedFrames(30, in: last)
         return (serve, tap)
     }
 
     /// One file of a stopped recording as ffprobe and exiftool read it, with its facts.
     struct RecordedFile: CustomStringConvertible {
+        var path: String
         var name: String
         var frames: Int
         var lost: Int
@@ -144,7 +151,7 @@ final class ServeNothingLostTests: XCTestCase {
             let angle = try XCTUnwrap(try IndependentReaders.ffprobeClockwise(path), path).degrees
             XCTAssertEqual(try IndependentReaders.exiftool("Rotation", path), angle, "\(path): exiftool against ffprobe")
             XCTAssertEqual(facts["rotation"] as? Int, angle, "\(path): the facts against ffprobe")
-            files.append(RecordedFile(name: URL(fileURLWithPath: path).lastPathComponent, frames: probed, lost: fileLost, angle: angle))
+            files.append(RecordedFile(path: path, name: URL(fileURLWithPath: path).lastPathComponent, frames: probed, lost: fileLost, angle: angle))
         }
         // Files finalize in the background, so their events may come out of order.
         XCTAssertEqual(files.map(\.name).sorted(), names.sorted(), "a recording-stopped for each file")
@@ -153,5 +160,64 @@ final class ServeNothingLostTests: XCTestCase {
         XCTAssertEqual(gaps, lost, "frames missing between timestamps against the facts' frames_lost")
         print("nothing-lost: files \(files.count) frames \(probedFrames) missing \(gaps) lost \(lost) angles \(files.map(\.angle))")
         return files
+    }
+
+    /// Each file begins on the frame after the previous file's last, by the capture times
+    /// the "test:clock" camera drew into the pixels (decoded by ffmpeg, with ffprobe's
+    /// timestamps): the clock at each file's time 0 is the least of (stamp − timestamp) over
+    /// its frames (a stamp is drawn as its frame leaves the source, at or after its time), so
+    /// the next file's time 0 comes one frame (33 ms) after the previous file's last frame;
+    /// two frames (a frame lost between the files) or none (one in both) fail.
+    private func assertSeamless(_ files: [RecordedFile], file: StaticString = #filePath, line: UInt = #line) throws {
+        let frame = 1000 / ServeProcess.fps
+        var reference: Int?
+        // Per file: the clock (ms, against the first stamp read) at its time 0, its first and last frames' times.
+        let clocks = try files.map { recorded -> (zero: Double, first: Double, last: Double) in
+            let frames = try Self.pixelClock(recorded.path)
+            let read = frames.compactMap { f in f.stamp.map { (pts: f.pts, stamp: Int($0)) } }
+            XCTAssertGreaterThanOrEqual(read.count, frames.count - 2, "\(recorded.name): stamps unread", file: file, line: line)
+            XCTAssertGreaterThanOrEqual(read.count, 15, "\(recorded.name): too few frames to time", file: file, line: line)
+            let zero = read.map { f -> Double in
+                let first = reference ?? f.stamp
+                reference = first
+                // Milliseconds modulo 2^24: the difference to the first stamp, wrapped to ±2^23.
+                var since = (f.stamp - first) & 0xFF_FFFF
+                if since >= 0x80_0000 { since -= 0x100_0000 }
+                return Double(since) - f.pts * 1000
+            }.min() ?? .nan
+            return (zero, (frames.first?.pts ?? 0) * 1000, (frames.last?.pts ?? 0) * 1000)
+        }
+        var seams: [Double] = []
+        for (a, b) in zip(clocks, clocks.dropFirst()) { seams.append(b.zero + b.first - (a.zero + a.last)) }
+        print("nothing-lost seams: \(seams.map { String(format: "%.1f", $0) }) ms from a file's last frame to the next one's first")
+        for (i, gap) in seams.enumerated() {
+            XCTAssertEqual(gap, frame, accuracy: frame / 2, "between \(files[i].name) and \(files[i + 1].name): "
+                           + "\(Int((gap / frame).rounded()) - 1) frames missing", file: file, line: line)
+        }
+    }
+
+    /// The "test:clock" camera's stamps in a 320x240 file (Sources/Plumb/Session/PixelClock.swift:
+    /// 32 blocks across the top of the luma, black 0 and white 1, 24 bits of milliseconds and
+    /// an 8-bit XOR check), with each frame's time (s) by ffprobe; nil where the check fails.
+    static func pixelClock(_ path: String) throws -> [(pts: Double, stamp: UInt32?)] {
+        let (width, bits) = (320, 32)
+        let row = URL(fileURLWithPath: path + ".row")
+        defer { try? FileManager.default.removeItem(at: row) }
+        // The stored pixels (no autorotate: the matrix is not applied), the middle row of the blocks.
+        let r = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-nostdin", "-v", "error", "-noautorotate", "-i", path,
+            "-map", "0:v:0", "-fps_mode", "passthrough", "-vf", "format=gray,crop=\(width):1:0:15", "-f", "rawvideo", "-y", row.path])
+        guard r.code == 0 else { throw ServeTestError(description: "ffmpeg: \(r.stderr)") }
+        let bytes = [UInt8](try Data(contentsOf: row))
+        let times = try IndependentReaders.ffprobeFrameTimes(path)
+        let block = width / bits
+        let stamps = stride(from: 0, to: bytes.count - width + 1, by: width).map { start -> UInt32? in
+            let code = (0..<bits).reduce(UInt32(0)) { $0 << 1 | (bytes[start + $1 * block + block / 2] >= 128 ? 1 : 0) }
+            let value = code >> 8
+            return ((value >> 16) ^ (value >> 8) ^ value) & 0xFF == code & 0xFF ? value : nil
+        }
+        guard stamps.count == times.count else {
+            throw ServeTestError(description: "\(path): \(stamps.count) frames decoded, \(times.count) timed by ffprobe")
+        }
+        return zip(times, stamps).map { ($0, $1) }
     }
 }
