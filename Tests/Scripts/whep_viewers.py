@@ -4,8 +4,11 @@ session, and print one JSON line per viewer:
 {"viewer": i, "status": 201, "frames": n, "fps": f, "width": w, "height": h,
  "first_frame_ms": t, "deleted": 204}
 fps is counted over the last SECONDS - 2 s (the first two go to connecting).
-Usage: whep_viewers.py URL N SECONDS [--keep] [--orientation ID [--ready FILE]]
+Usage: whep_viewers.py URL N SECONDS [--keep] [--orientation ID [--ready FILE]] [--until FILE] [--dump DIR]
 --keep: no DELETE, stop reading and exit.
+--until FILE: stop reading early once FILE exists.
+--dump DIR: each decoder's access units, depayloaded as it got them, are written to
+DIR/decoder-K.h264 as an Annex B byte stream, K counting the decoders made (one per viewer).
 --orientation ID: the offer also has "a=extmap:ID urn:3gpp:video-orientation" (as Chromium's
 does), and every RTP packet received (SRTP removed) is read here, by its bytes (RFC 3550,
 RFC 8285 one-byte form): the line adds "answer_orientation" (the answer has that extmap),
@@ -13,8 +16,9 @@ RFC 8285 one-byte form): the line adds "answer_orientation" (the answer has that
 "marked" and "marked_without" (packets with the marker bit, and of those without the
 extension) and "sizes" (each decoded frame size seen). The viewer then reads until 2 s after
 the byte first changed (or SECONDS); with --ready FILE it creates FILE once 60 packets came."""
-import asyncio, json, struct, sys, time, urllib.request
+import asyncio, itertools, json, os, struct, sys, time, urllib.request
 
+import aiortc.rtcrtpreceiver
 from aiortc import RTCPeerConnection, RTCSessionDescription
 from aiortc.rtcdtlstransport import RTCDtlsTransport
 
@@ -89,6 +93,28 @@ class PacketReader:
         return self.changed_at is not None and time.monotonic() > self.changed_at + 2
 
 
+def dump_access_units(folder):
+    """Wraps the receivers' decoders so that each writes what it is handed to a file of its
+    own: the bytes as they came off the wire, before any decoder could drop or repair them."""
+    made = itertools.count()
+    get_decoder = aiortc.rtcrtpreceiver.get_decoder
+
+    def dumping_decoder(codec):
+        decoder = get_decoder(codec)
+        out = open(os.path.join(folder, f"decoder-{next(made)}.h264"), "wb")
+        decode = decoder.decode
+
+        def decode_and_dump(encoded_frame):
+            out.write(encoded_frame.data)
+            out.flush()
+            return decode(encoded_frame)
+
+        decoder.decode = decode_and_dump
+        return decoder
+
+    aiortc.rtcrtpreceiver.get_decoder = dumping_decoder
+
+
 def http(method, url, body=None, headers=None):
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
@@ -105,7 +131,7 @@ def with_orientation(sdp, extension_id):
     return "\r\n".join(lines[:at + 1] + ["a=extmap:%d %s" % (extension_id, ORIENTATION)] + lines[at + 1:])
 
 
-async def viewer(index, url, seconds, keep, extension_id=None, ready=None):
+async def viewer(index, url, seconds, keep, extension_id=None, ready=None, until=None):
     pc = RTCPeerConnection()
     transceiver = pc.addTransceiver("video", direction="recvonly")
     result = {"viewer": index, "frames": 0, "steady_frames": 0}
@@ -144,7 +170,7 @@ async def viewer(index, url, seconds, keep, extension_id=None, ready=None):
     try:
         await asyncio.wait_for(got_track.wait(), timeout=seconds)
         track = tracks[0]
-        while time.monotonic() < end and not (reader and reader.done()):
+        while time.monotonic() < end and not (reader and reader.done()) and not (until and os.path.exists(until)):
             frame = await asyncio.wait_for(track.recv(), timeout=max(0.1, end - time.monotonic()))
             now = time.monotonic()
             if result["frames"] == 0:
@@ -173,13 +199,14 @@ async def main():
     keep = "--keep" in sys.argv
     option = lambda name: sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
     extension_id = int(option("--orientation")) if option("--orientation") else None
-    results = await asyncio.gather(*(viewer(i, url, seconds, keep, extension_id, option("--ready"))
+    if option("--dump"):
+        dump_access_units(option("--dump"))
+    results = await asyncio.gather(*(viewer(i, url, seconds, keep, extension_id, option("--ready"), option("--until"))
                                      for i in range(count)))
     for r in results:
         print(json.dumps(r), flush=True)
     if keep:
         # Vanish without a goodbye (no DTLS close, no RTCP BYE), as a closed tab or a lost phone does.
-        import os
         os._exit(0)
 
 
