@@ -63,15 +63,23 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertTrue(lines.contains("encoder: no pre-record ring ([events] pre-seconds = 0)"), "\(lines.all)")
 
             let file = try await Self.trigger(http, postSeconds: 4)
-            let clip = "x264enc h264 320x240: event-clip"
-            let during = try await Self.waitForRunning(http, [clip])
-            XCTAssertEqual(during, [clip], "\(lines.all)")
+            let path = dir.appendingPathComponent(file).path
+            // Every list seen from the trigger until the clip is written and no encoder runs:
+            // the main one feeding the clip, then lingering (feeding nothing), then none.
+            let clip = "x264enc h264 320x240: event-clip", lingering = "x264enc h264 320x240: "
+            var seen: Set<[String]> = []
+            let ended = try await eventually("the clip written and no encoder running", timeout: .seconds(60),
+                                             every: .milliseconds(100)) {
+                let now = try await Self.running(http)
+                seen.insert(now)
+                return now.isEmpty && FileManager.default.fileExists(atPath: path)
+            }
+            XCTAssertTrue(ended, "\(seen) \(lines.all)")
+            XCTAssertTrue(seen.contains([clip]), "\(seen)")
+            XCTAssertEqual(seen.subtracting([[clip], [lingering], []]), [], "only the main encoding ever ran: \(lines.all)")
             XCTAssertTrue(lines.contains("encoder: x264enc (h264) runs the main encoding for an event clip ([events] pre-seconds = 0)"),
                           "\(lines.all)")
-            // Written, then let go: the encoding lingers (feeding nothing) and stops.
-            try await checkClip(dir.appendingPathComponent(file).path)
-            let after = try await Self.waitForRunning(http, [])
-            XCTAssertEqual(after, [], "\(lines.all)")
+            try await checkClip(path)
             XCTAssertTrue(lines.contains("encoder: the event clip is written: it no longer takes the main encoding"), "\(lines.all)")
             XCTAssertTrue(lines.contains("of the main encoding stopped: nothing took it for 5.0 seconds (no pre-record ring, "
                                          + "no event clip, no preview consumer)"), "\(lines.all)")
@@ -100,12 +108,20 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertEqual(watched, ["x264enc h264 320x240: rtsp"], "\(lines.all)")
 
             let file = try await Self.trigger(http, postSeconds: 4)
-            let shared = "x264enc h264 320x240: event-clip,rtsp"
-            let during = try await Self.waitForRunning(http, [shared])
-            XCTAssertEqual(during, [shared], "\(lines.all)")
-            try await checkClip(dir.appendingPathComponent(file).path)
-            let written = try await Self.waitForRunning(http, ["x264enc h264 320x240: rtsp"])
-            XCTAssertEqual(written, ["x264enc h264 320x240: rtsp"], "\(lines.all)")
+            let path = dir.appendingPathComponent(file).path
+            // Every list seen from the trigger until the clip is written: one encoder throughout.
+            let shared = "x264enc h264 320x240: event-clip,rtsp", rtsp = "x264enc h264 320x240: rtsp"
+            var seen: Set<[String]> = []
+            let written = try await eventually("the clip written and the encoder feeding only rtsp", timeout: .seconds(60),
+                                               every: .milliseconds(100)) {
+                let now = try await Self.running(http)
+                seen.insert(now)
+                return now == [rtsp] && FileManager.default.fileExists(atPath: path)
+            }
+            XCTAssertTrue(written, "\(seen) \(lines.all)")
+            XCTAssertTrue(seen.contains([shared]), "\(seen)")
+            XCTAssertEqual(seen.subtracting([[shared], [rtsp]]), [], "only the main encoding ever ran: \(lines.all)")
+            try await checkClip(path)
             XCTAssertFalse(lines.contains("runs the main encoding for an event clip"),
                            "the encoding ran already: the clip only joined it: \(lines.all)")
 
