@@ -50,8 +50,9 @@ final class ServeEncodersTests: XCTestCase {
 
     /// `[events] pre-seconds = 0`, nothing recording or watching: no encoder at all. An event
     /// clip takes the main encoding for its time (issue 26): one encoder, feeding "event-clip"
-    /// and nothing else, started for it; the clip starts on a keyframe and decodes without a
-    /// word; once it is written and the linger has passed, no encoder runs.
+    /// and nothing else, started for it (a second trigger extends the clip on it); the clip
+    /// starts on a keyframe and decodes without a word; once it is written and the linger
+    /// has passed, no encoder runs.
     func testWithoutPreRecordNothingIdleEncodes() async throws {
         let dir = try temporaryDirectory(self)
         let lines = ServeDaemonTests.Lines()
@@ -64,6 +65,11 @@ final class ServeEncodersTests: XCTestCase {
 
             let file = try await Self.trigger(http, postSeconds: 4)
             let path = dir.appendingPathComponent(file).path
+            // A second trigger during the clip joins it (its end stays the later one): no new take.
+            let again = try await ServiceClient.curl(["-X", "POST", http + "/event?post-seconds=1"])
+            XCTAssertEqual(again.status, 200, again.text)
+            XCTAssertEqual(try again.json()["extended"] as? Bool, true, again.text)
+            XCTAssertEqual(try again.json()["file"] as? String, file, again.text)
             // Every list seen from the trigger until the clip is written and no encoder runs:
             // the main one feeding the clip, then lingering (feeding nothing), then none.
             let clip = "x264enc h264 320x240: event-clip", lingering = "x264enc h264 320x240: "
@@ -79,10 +85,10 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertEqual(seen.subtracting([[clip], [lingering], []]), [], "only the main encoding ever ran: \(lines.all)")
             XCTAssertTrue(lines.contains("encoder: x264enc (h264) runs the main encoding for an event clip ([events] pre-seconds = 0)"),
                           "\(lines.all)")
-            try await checkClip(path)
+            try await checkClip(path, frames: Self.fourSeconds)
             XCTAssertTrue(lines.contains("encoder: the event clip is written: it no longer takes the main encoding"), "\(lines.all)")
             XCTAssertTrue(lines.contains("of the main encoding stopped: nothing took it for 5.0 seconds (no pre-record ring, "
-                                         + "no event clip, no preview consumer)"), "\(lines.all)")
+                                         + "no event clip, no preview consumer or WebRTC viewer)"), "\(lines.all)")
             XCTAssertFalse(lines.contains("event_encoder"), "\(lines.all)")
         } catch {
             await daemon.shutdown()
@@ -121,7 +127,7 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertTrue(written, "\(seen) \(lines.all)")
             XCTAssertTrue(seen.contains([shared]), "\(seen)")
             XCTAssertEqual(seen.subtracting([[shared], [rtsp]]), [], "only the main encoding ever ran: \(lines.all)")
-            try await checkClip(path)
+            try await checkClip(path, frames: Self.fourSeconds)
             XCTAssertFalse(lines.contains("runs the main encoding for an event clip"),
                            "the encoding ran already: the clip only joined it: \(lines.all)")
 
@@ -146,9 +152,40 @@ final class ServeEncodersTests: XCTestCase {
         return try XCTUnwrap(json["file"] as? String, answer.text)
     }
 
+    /// `post-seconds=4` from the keyframe asked for at the trigger, at the test camera's 30 fps
+    /// (120 frames; a busy machine's encoder may drop a few, and nothing earlier is held).
+    static let fourSeconds = 90...150
+
+    /// `[events] pre-seconds = 0`: a stop while a clip is written on the main encoding ends
+    /// the clip where it stands as a whole file (the main encoding stops before the recorder
+    /// finishes: the clip must not wait for frames that no longer come).
+    func testWithoutPreRecordAStopFinishesTheClipOnTheMainEncoding() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
+        let http = addresses.http.httpURL
+        let path: String
+        do {
+            let file = try await Self.trigger(http, postSeconds: 60)
+            path = dir.appendingPathComponent(file).path
+            // A second of it written, then the stop.
+            try await eventually("a second of the clip", timeout: .seconds(30)) {
+                let status = try await ServiceClient.curl([http + "/status"])
+                let current = (try status.json()["events"] as? [String: Any])?["current"] as? [String: Any]
+                return (current?["frames"] as? Int ?? 0) >= 30
+            }
+        } catch {
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+        try await checkClip(path, frames: 30...1800)
+        XCTAssertTrue(lines.contains("event clip saved: \(URL(fileURLWithPath: path).lastPathComponent)"), "\(lines.all)")
+    }
+
     /// Waits for the clip's file, then reads it with ffprobe and ffmpeg: its first packet a
-    /// keyframe, every frame decoded without a warning, the seconds asked for there.
-    func checkClip(_ path: String) async throws {
+    /// keyframe, every frame decoded without a warning, `frames` of them.
+    func checkClip(_ path: String, frames expected: ClosedRange<Int>) async throws {
         let file = URL(fileURLWithPath: path).lastPathComponent
         await eventually("the clip \(file)", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: path) }
         let first = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), [
@@ -160,12 +197,9 @@ final class ServeEncodersTests: XCTestCase {
         let decode = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-nostdin", "-v", "warning", "-i", path, "-f", "null", "-"])
         XCTAssertEqual(decode.code, 0, decode.stderr)
         XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", file)
-        // 4 s from the keyframe asked for at the trigger, at the test camera's 30 fps (120
-        // frames; a busy machine's encoder may drop a few, and nothing earlier is held).
         let frames = try IndependentReaders.ffprobeFrameCount(path)
         print("event clip \(file): \(frames) frames")
-        XCTAssertGreaterThanOrEqual(frames, 90, file)
-        XCTAssertLessThanOrEqual(frames, 150, file)
+        XCTAssertTrue(expected.contains(frames), "\(file): \(frames) frames, not \(expected)")
     }
 
     /// The main encoding alone while idle, feeding the ring; the recording's beside it; an
