@@ -176,7 +176,7 @@ actor MainEncoding {
         clipTakes.withLock { $0 = false }
         ring?.cancel()
         ring = nil
-        log("encoder: the event clip is written: it no longer takes the main encoding")
+        log("encoder: no event clip takes the main encoding any more (written, or its trigger failed)")
         await reconcile()
     }
 

@@ -86,7 +86,7 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertTrue(lines.contains("encoder: x264enc (h264) runs the main encoding for an event clip ([events] pre-seconds = 0)"),
                           "\(lines.all)")
             try await checkClip(path, frames: Self.fourSeconds)
-            XCTAssertTrue(lines.contains("encoder: the event clip is written: it no longer takes the main encoding"), "\(lines.all)")
+            XCTAssertTrue(lines.contains("encoder: no event clip takes the main encoding any more"), "\(lines.all)")
             XCTAssertTrue(lines.contains("of the main encoding stopped: nothing took it for 5.0 seconds (no pre-record ring, "
                                          + "no event clip, no preview consumer or WebRTC viewer)"), "\(lines.all)")
             XCTAssertFalse(lines.contains("event_encoder"), "\(lines.all)")
