@@ -7,9 +7,10 @@ import Plumb
 /// of a request and what it feeds (`GET /status`'s `running_encoders`).
 public struct EncoderStatus: Sendable, Equatable, Encodable {
     /// One encoder running now (`RunningEncoder`) and the outputs it feeds: "recording",
-    /// "clip", "ring" (the pre-record ring, and event clips from it), "rtsp", "whep",
-    /// "publish" (an encoded preview with no one on it, lingering, feeds nothing). The main
-    /// encoding feeds "ring" and, while the preview shares it, the preview's consumers.
+    /// "clip", "ring" (the pre-record ring, and event clips from it), "event-clip" (one
+    /// written with `pre-seconds = 0`), "rtsp", "whep", "publish" (an encoded preview with no
+    /// one on it, lingering, feeds nothing). The main encoding feeds "ring" or "event-clip"
+    /// and, while the preview shares it, the preview's consumers.
     public struct Running: Sendable, Equatable, Encodable {
         public var element: String
         public var codec: String?

@@ -19,17 +19,17 @@ public final class EventClips: Sendable {
     private let retention: Retention?
     /// Where triggers find the running camera session; nil: not attached by these clips.
     private let camera: CameraSlot?
-    /// When the recorder's branch (its encoder) is on the session: always, or only for a
-    /// clip with `pre-seconds = 0`.
-    let ring: EventRingAttachment
+    /// The encoding the recorder follows (set by the daemon once made): with
+    /// `pre-seconds = 0` each clip takes it for its time (`MainEncoding.withClip`).
+    let encoding: Later<MainEncoding>
     /// What started the clips being written, when not a request (`[motion] event`).
     private let causes: EventClipCauses
 
     /// - Parameter tracker: told of each clip's file while it is written (retention's
     ///   "files in use").
     /// - Parameter retention: makes room and refuses a trigger (507) when there is none.
-    /// - Parameter camera: the session a trigger attaches the recorder's branch to when
-    ///   `pre-seconds` is 0.
+    /// - Parameter camera: where a trigger finds the camera running (503 at once when it is
+    ///   not) before it takes the main encoding with `pre-seconds` = 0.
     public init(config: ServeConfig.Events, codec: VideoCodec, folder: RecordingsFolder,
                 tracker: (any EventFileTracker)? = nil, retention: Retention? = nil, camera: CameraSlot? = nil,
                 publish: @escaping @Sendable (ServiceEvent) -> Void, log: @escaping @Sendable (String) -> Void) throws {
@@ -38,11 +38,12 @@ public final class EventClips: Sendable {
         self.log = log
         self.retention = retention
         self.camera = camera
-        let ring = Later<EventRingAttachment>()
+        let encoding = Later<MainEncoding>()
+        self.encoding = encoding
         let causes = EventClipCauses()
         self.causes = causes
         recorder = try EventRecorder(settings: config.settings(codec: codec), tracker: tracker, finished: { facts in
-            if let ring = ring.value { Task { await ring.releaseIfIdle() } }
+            if let main = encoding.value { Task { await main.clipWritten() } }
             if let cause = causes.take(for: facts.file) {
                 publish(.eventClip(file: facts.file, facts: CausedEventClipFacts(facts: facts, cause: cause)))
             } else {
@@ -55,8 +56,6 @@ public final class EventClips: Sendable {
                     + "\(facts.triggers.count) trigger\(facts.triggers.count == 1 ? "" : "s"))")
             }
         })
-        self.ring = EventRingAttachment(recorder: recorder, preSeconds: config.preSeconds, log: log)
-        ring.value = self.ring
     }
 
     /// A trigger's answer: the clip's facts, which trigger this was, and whether it
@@ -94,8 +93,13 @@ public final class EventClips: Sendable {
                     return files
                 }
             }
-            let trigger = if ring.onDemand, let camera { try await ring.withRing(on: try camera.session(), make) }
-                else { try make() }
+            let trigger: EventRecorder.Trigger
+            if let main = encoding.value, let camera {
+                _ = try camera.session()
+                trigger = try await main.withClip(make)
+            } else {
+                trigger = try make()
+            }
             if trigger.extended {
                 log("event: \(trigger.facts.file) extended to \(trigger.facts.endsAt)")
             } else {

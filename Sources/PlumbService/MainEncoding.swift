@@ -23,7 +23,8 @@ import PlumbRotation
 /// (`[preview] letterbox`): otherwise those viewers too get the preview (`WHEPPreview` is
 /// given no `unturned`).
 ///
-/// The main branch is attached while something takes it: the ring (`pre-seconds` > 0), a
+/// The main branch is attached while something takes it: the ring (`pre-seconds` > 0), an
+/// event clip from its trigger until it is written (`pre-seconds` = 0: `withClip`), a
 /// preview consumer while the preview shares it, or such a viewer; with none for `linger`,
 /// it is detached.
 actor MainEncoding {
@@ -50,6 +51,11 @@ actor MainEncoding {
     private var output: (MainEncodingOutput, number: Int)?
     private var outputs = 0
     private var ring: StreamSubscription?
+    /// Event clips take the encoding (`pre-seconds` = 0): from a trigger until no trigger is
+    /// under way and no clip is written. Read by `/status` from any thread.
+    private nonisolated let clipTakes = Mutex(false)
+    /// Triggers between their take and their clip's start: the take stays for them.
+    private var clipTriggers = 0
     private var unneededSince: ContinuousClock.Instant?
     private var retryAt: ContinuousClock.Instant?
     private var timer: Task<Void, Never>?
@@ -82,10 +88,14 @@ actor MainEncoding {
     /// Whether the preview's consumers take the main encoding now.
     nonisolated var previewShares: Bool { sharing.withLock { $0 } }
 
-    /// Who the main encoding feeds now ("ring", the preview's `previewFeeds` while shared,
-    /// "whep" while viewers take the turn as metadata).
+    /// How long a trigger waits for the first keyframe when its clip starts the encoding.
+    static let firstKeyframeLimit: Duration = .seconds(10)
+
+    /// Who the main encoding feeds now ("ring", "event-clip" while one takes it, the
+    /// preview's `previewFeeds` while shared, "whep" while viewers take the turn as metadata).
     nonisolated func feeds(preview previewFeeds: [String]) -> [String] {
-        let feeds = (ringOn ? ["ring"] : []) + (previewShares ? previewFeeds : [])
+        let feeds = (ringOn ? ["ring"] : []) + (clipTakes.withLock { $0 } ? ["event-clip"] : [])
+            + (previewShares ? previewFeeds : [])
         return feeds + (unturned.subscriberCount > 0 && !feeds.contains("whep") ? ["whep"] : [])
     }
 
@@ -118,7 +128,11 @@ actor MainEncoding {
         output = nil
         retryAt = nil
         unneededSince = nil
-        if ringOn { try await attach(to: session, why: "the pre-record ring ([events] pre-seconds = \(recorder.settings.preSeconds))") }
+        if ringOn {
+            try await attach(to: session, why: "the pre-record ring ([events] pre-seconds = \(recorder.settings.preSeconds))")
+        } else {
+            log("encoder: no pre-record ring ([events] pre-seconds = 0): an event clip takes the main encoding for its time")
+        }
         await reconcile()
     }
 
@@ -128,6 +142,42 @@ actor MainEncoding {
         self.session = nil
         output = nil
         timer?.cancel()
+    }
+
+    // MARK: Event clips
+
+    /// Runs `trigger` (an event clip's start or extension) with the main encoding taken.
+    /// Without a ring (`pre-seconds` = 0) the recorder follows the encoding from its next
+    /// keyframe (asked for at once; the encoding is started if nothing runs it), and this
+    /// waits for that keyframe first; the take ends once no trigger is under way and no clip
+    /// is written (`clipWritten()`). With a ring the encoding runs anyway.
+    func withClip<T: Sendable>(_ trigger: @Sendable () throws -> T) async throws -> T {
+        guard !ringOn else { return try trigger() }
+        clipTriggers += 1
+        if !clipTakes.withLock({ $0 }) {
+            clipTakes.withLock { $0 = true }
+            // A trigger meanwhile finds the take there and follows nothing a second time.
+            if ring == nil { ring = recorder.follow(main) }
+            log("encoder: an event clip takes the main encoding (from its next keyframe, asked for at once)")
+            await reconcile()
+        }
+        // None in time: the trigger says the recorder has no keyframe yet.
+        try? await recorder.firstFrame(within: Self.firstKeyframeLimit)
+        let result = Result { try trigger() }
+        clipTriggers -= 1
+        if case .failure = result { await clipWritten() }
+        return try result.get()
+    }
+
+    /// After a clip is written (or a trigger failed): the clips' take ends when no clip is
+    /// written and no trigger is under way; the encoding then lingers like any.
+    func clipWritten() async {
+        guard !ringOn, clipTriggers == 0, recorder.status.current == nil, clipTakes.withLock({ $0 }) else { return }
+        clipTakes.withLock { $0 = false }
+        ring?.cancel()
+        ring = nil
+        log("encoder: no event clip takes the main encoding any more (written, or its trigger failed)")
+        await reconcile()
     }
 
     private func turned(to angle: RotationAngle) async {
@@ -182,7 +232,8 @@ actor MainEncoding {
         }
         guard let session else { return }
 
-        let needed = ringOn || (watched && shares) || metadataWatched
+        let clip = clipTakes.withLock { $0 }
+        let needed = ringOn || clip || (watched && shares) || metadataWatched
         let now = clock.now
         if needed {
             unneededSince = nil
@@ -191,6 +242,7 @@ actor MainEncoding {
             if let retryAt, now < retryAt { return wake(at: retryAt) }
             do {
                 try await attach(to: session, why: ringOn ? "the pre-record ring"
+                                 : clip ? "an event clip ([events] pre-seconds = 0)"
                                  : watched && shares ? "the preview's consumers"
                                  : "WebRTC viewers that take the turn as RTP metadata")
             } catch {
@@ -207,7 +259,7 @@ actor MainEncoding {
             output = nil
             unneededSince = nil
             log("encoder: \(current.choice.encoder) (\(current.choice.codec.rawValue)) of the main encoding stopped: "
-                + "nothing took it for \(linger) (no pre-record ring, "
+                + "nothing took it for \(linger) (no pre-record ring, no event clip, "
                 + (watched ? "the preview takes its own turned encoding)" : "no preview consumer or WebRTC viewer)"))
             try? await session.detach(current)
         }
@@ -221,8 +273,9 @@ actor MainEncoding {
             [weak self] error in
             Task { await self?.branchEnded(number, error: error) }
         }
+        // The ring follows each new branch afresh (a new session's timestamps start again).
         ring?.cancel()
-        ring = ringOn ? recorder.follow(main) : nil
+        ring = ringOn || clipTakes.withLock({ $0 }) ? recorder.follow(main) : nil
         self.output = (output, number)
         do {
             try await session.attach(output)

@@ -15,12 +15,11 @@ import PlumbMedia
 /// camera ─> CaptureSession (tee) ──┼─ PhotoOutput (stills: /photo, SIGUSR1)
 ///                                  ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
 ///                                  ├─ RecordingOutput (clips: /clip)
-///                                  ├─ EventRingOutput (event clips' own encoder, only with [events] pre-seconds = 0)
 ///                                  ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
 ///                                  └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
 /// preview EncodedStream (relays one of the two) ─> RTSPPreview (any number of consumers), WHEPPreview, RTSPPublisher ([publish] url)
 /// unturned EncodedStream (relays main, whatever the angle) ─> WHEPPreview's viewers that take the turn as RTP metadata (CVO)
-/// MainEncoding ─> the main branch attached while the ring, an upright preview consumer or a CVO viewer takes it; the preview relays it or the turned one
+/// MainEncoding ─> the main branch attached while the ring, an event clip (pre-seconds = 0), an upright preview consumer or a CVO viewer takes it; the preview relays it or the turned one
 /// OnDemandPreview ─> the turned preview branch attached only while the preview relays it (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
@@ -168,7 +167,7 @@ public actor ServeDaemon {
                                         }, log: log)
         self.eventClips = eventClips
         let mainEncoding = MainEncoding(preview: stream, turned: turned, recorder: eventClips.recorder,
-                                        ringOn: !eventClips.ring.onDemand, ownPreviewEncoder: !config.preview.onDemand,
+                                        ringOn: config.events.preSeconds > 0, ownPreviewEncoder: !config.preview.onDemand,
                                         angle: observer.captureAngle, log: log)
         self.mainEncoding = mainEncoding
         // Viewers whose offer takes the turn as RTP metadata get the main encoding's unturned
@@ -179,6 +178,7 @@ public actor ServeDaemon {
             if end != .closed { log("webrtc: \(viewer) let go: \(end)") }
         }
         self.whep = whep
+        eventClips.encoding.value = mainEncoding
         let encoders = EncoderStatus.choose(for: config)
         self.encoders = encoders
         // A named encoder that cannot run is a configuration error, not a silent fallback.
@@ -475,8 +475,7 @@ public actor ServeDaemon {
                 // The current angles at once (before the preview's first frame), then every change.
                 try await session.follow(observer)
                 try await previewEncoder.use(session, encoding: encoding)
-                // With pre-record the ring follows the main encoding; without, event clips attach their own.
-                if eventClips.ring.onDemand { try await eventClips.ring.sessionOpened(session) }
+                // The ring follows the main encoding (with pre-record all the time, else for each event clip).
                 try await mainEncoding.use(session)
                 try await scans.attach(to: session)
                 try await motion.attach(to: session)

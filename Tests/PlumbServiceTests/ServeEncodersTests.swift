@@ -49,7 +49,10 @@ final class ServeEncodersTests: XCTestCase {
     }
 
     /// `[events] pre-seconds = 0`, nothing recording or watching: no encoder at all. An event
-    /// starts one for its clip (which starts on a keyframe), and it stops once the clip is written.
+    /// clip takes the main encoding for its time (issue 26): one encoder, feeding "event-clip"
+    /// and nothing else, started for it (a second trigger extends the clip on it); the clip
+    /// starts on a keyframe and decodes without a word; once it is written and the linger
+    /// has passed, no encoder runs.
     func testWithoutPreRecordNothingIdleEncodes() async throws {
         let dir = try temporaryDirectory(self)
         let lines = ServeDaemonTests.Lines()
@@ -58,25 +61,145 @@ final class ServeEncodersTests: XCTestCase {
         do {
             let idle = try await Self.running(http)
             XCTAssertEqual(idle, [], "\(lines.all)")
-            XCTAssertTrue(lines.contains("encoder: no pre-record encoder runs ([events] pre-seconds = 0)"), "\(lines.all)")
+            XCTAssertTrue(lines.contains("encoder: no pre-record ring ([events] pre-seconds = 0)"), "\(lines.all)")
 
-            let answer = try await ServiceClient.curl(["-X", "POST", http + "/event?post-seconds=1"])
-            XCTAssertEqual(answer.status, 200, answer.text)
-            let file = try XCTUnwrap(try answer.json()["file"] as? String, answer.text)
-            // The clip is written, then the encoder goes.
-            let after = try await Self.waitForRunning(http, [])
-            XCTAssertEqual(after, [], "\(lines.all)")
-            XCTAssertTrue(lines.contains("started for an event clip"), "\(lines.all)")
-            XCTAssertTrue(lines.contains("for event clips stopped"), "\(lines.all)")
+            let file = try await Self.trigger(http, postSeconds: 4)
             let path = dir.appendingPathComponent(file).path
-            await eventually("the clip \(file)") { FileManager.default.fileExists(atPath: path) }
-            XCTAssertGreaterThan(try IndependentReaders.ffprobeFrameCount(path), 20, file)
-            XCTAssertEqual(try ffprobeFirstFrameIsKey(path), true, file)
+            // A second trigger during the clip joins it (its end stays the later one): no new take.
+            let again = try await ServiceClient.curl(["-X", "POST", http + "/event?post-seconds=1"])
+            XCTAssertEqual(again.status, 200, again.text)
+            XCTAssertEqual(try again.json()["extended"] as? Bool, true, again.text)
+            XCTAssertEqual(try again.json()["file"] as? String, file, again.text)
+            // Every list seen from the trigger until the clip is written and no encoder runs:
+            // the main one feeding the clip, then lingering (feeding nothing), then none.
+            let clip = "x264enc h264 320x240: event-clip", lingering = "x264enc h264 320x240: "
+            var seen: Set<[String]> = []
+            let ended = try await eventually("the clip written and no encoder running", timeout: .seconds(60),
+                                             every: .milliseconds(100)) {
+                let now = try await Self.running(http)
+                seen.insert(now)
+                return now.isEmpty && FileManager.default.fileExists(atPath: path)
+            }
+            XCTAssertTrue(ended, "\(seen) \(lines.all)")
+            XCTAssertTrue(seen.contains([clip]), "\(seen)")
+            XCTAssertEqual(seen.subtracting([[clip], [lingering], []]), [], "only the main encoding ever ran: \(lines.all)")
+            XCTAssertTrue(lines.contains("encoder: x264enc (h264) runs the main encoding for an event clip ([events] pre-seconds = 0)"),
+                          "\(lines.all)")
+            try await checkClip(path, frames: Self.fourSeconds)
+            XCTAssertTrue(lines.contains("encoder: no event clip takes the main encoding any more"), "\(lines.all)")
+            XCTAssertTrue(lines.contains("of the main encoding stopped: nothing took it for 5.0 seconds (no pre-record ring, "
+                                         + "no event clip, no preview consumer or WebRTC viewer)"), "\(lines.all)")
+            XCTAssertFalse(lines.contains("event_encoder"), "\(lines.all)")
         } catch {
             await daemon.shutdown()
             throw error
         }
         await daemon.shutdown()
+    }
+
+    /// `[events] pre-seconds = 0` with an upright preview's consumer (rtspsrc): an event clip
+    /// joins the main encoding the consumer already takes (issue 26): still one encoder, feeding
+    /// "event-clip" and "rtsp"; the clip starts on a keyframe asked for at its trigger; once
+    /// it is written and the consumer has gone, no encoder runs after the linger.
+    func testWithoutPreRecordAnEventClipSharesTheUprightPreviewsEncoding() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
+        let http = addresses.http.httpURL
+        var consumer: ServiceClient.Child?
+        do {
+            consumer = try ServiceClient.Child("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(addresses.rtsp)",
+                                                                           "protocols=tcp", "!", "fakesink"])
+            let watched = try await Self.waitForRunning(http, ["x264enc h264 320x240: rtsp"])
+            XCTAssertEqual(watched, ["x264enc h264 320x240: rtsp"], "\(lines.all)")
+
+            let file = try await Self.trigger(http, postSeconds: 4)
+            let path = dir.appendingPathComponent(file).path
+            // Every list seen from the trigger until the clip is written: one encoder throughout.
+            let shared = "x264enc h264 320x240: event-clip,rtsp", rtsp = "x264enc h264 320x240: rtsp"
+            var seen: Set<[String]> = []
+            let written = try await eventually("the clip written and the encoder feeding only rtsp", timeout: .seconds(60),
+                                               every: .milliseconds(100)) {
+                let now = try await Self.running(http)
+                seen.insert(now)
+                return now == [rtsp] && FileManager.default.fileExists(atPath: path)
+            }
+            XCTAssertTrue(written, "\(seen) \(lines.all)")
+            XCTAssertTrue(seen.contains([shared]), "\(seen)")
+            XCTAssertEqual(seen.subtracting([[shared], [rtsp]]), [], "only the main encoding ever ran: \(lines.all)")
+            try await checkClip(path, frames: Self.fourSeconds)
+            XCTAssertFalse(lines.contains("runs the main encoding for an event clip"),
+                           "the encoding ran already: the clip only joined it: \(lines.all)")
+
+            consumer?.kill()
+            consumer = nil
+            let after = try await Self.waitForRunning(http, [])
+            XCTAssertEqual(after, [], "\(lines.all)")
+        } catch {
+            consumer?.kill()
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+    }
+
+    /// `POST /event?post-seconds=N`: the new clip's file name.
+    static func trigger(_ http: String, postSeconds: Int) async throws -> String {
+        let answer = try await ServiceClient.curl(["-X", "POST", http + "/event?post-seconds=\(postSeconds)"])
+        XCTAssertEqual(answer.status, 200, answer.text)
+        let json = try answer.json()
+        XCTAssertEqual(json["extended"] as? Bool, false, answer.text)
+        return try XCTUnwrap(json["file"] as? String, answer.text)
+    }
+
+    /// `post-seconds=4` from the keyframe asked for at the trigger, at the test camera's 30 fps
+    /// (120 frames; a busy machine's encoder may drop a few, and nothing earlier is held).
+    static let fourSeconds = 90...150
+
+    /// `[events] pre-seconds = 0`: a stop while a clip is written on the main encoding ends
+    /// the clip where it stands as a whole file (the main encoding stops before the recorder
+    /// finishes: the clip must not wait for frames that no longer come).
+    func testWithoutPreRecordAStopFinishesTheClipOnTheMainEncoding() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
+        let http = addresses.http.httpURL
+        let path: String
+        do {
+            let file = try await Self.trigger(http, postSeconds: 60)
+            path = dir.appendingPathComponent(file).path
+            // A second of it written, then the stop.
+            try await eventually("a second of the clip", timeout: .seconds(30)) {
+                let status = try await ServiceClient.curl([http + "/status"])
+                let current = (try status.json()["events"] as? [String: Any])?["current"] as? [String: Any]
+                return (current?["frames"] as? Int ?? 0) >= 30
+            }
+        } catch {
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+        try await checkClip(path, frames: 30...1800)
+        XCTAssertTrue(lines.contains("event clip saved: \(URL(fileURLWithPath: path).lastPathComponent)"), "\(lines.all)")
+    }
+
+    /// Waits for the clip's file, then reads it with ffprobe and ffmpeg: its first packet a
+    /// keyframe, every frame decoded without a warning, `frames` of them.
+    func checkClip(_ path: String, frames expected: ClosedRange<Int>) async throws {
+        let file = URL(fileURLWithPath: path).lastPathComponent
+        await eventually("the clip \(file)", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: path) }
+        let first = try PlumbProcess.run(PlumbProcess.tool("ffprobe"), [
+            "-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_entries", "packet=flags",
+            "-of", "csv=p=0", path,
+        ])
+        XCTAssertEqual(first.stdout.split(separator: "\n").first.map { $0.hasPrefix("K") }, true, "\(file): \(first.stdout)")
+        XCTAssertEqual(try ffprobeFirstFrameIsKey(path), true, file)
+        let decode = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-nostdin", "-v", "warning", "-i", path, "-f", "null", "-"])
+        XCTAssertEqual(decode.code, 0, decode.stderr)
+        XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", file)
+        let frames = try IndependentReaders.ffprobeFrameCount(path)
+        print("event clip \(file): \(frames) frames")
+        XCTAssertTrue(expected.contains(frames), "\(file): \(frames) frames, not \(expected)")
     }
 
     /// The main encoding alone while idle, feeding the ring; the recording's beside it; an

@@ -35,7 +35,7 @@ final class EventClipWriter: Sendable {
         try sink.set("buffer-mode", EnumNick("unbuffered"))
         try sink.set("sync", false)
         try sink.set("async", false)
-        // The frames come as the ring's own branch makes them (avc) or as a shared encoding
+        // The frames come as an `EventRingOutput` makes them (avc) or as a shared encoding
         // does (byte-stream, `MainEncodingOutput`): the parser makes either what mp4mux takes.
         let parser = try Element(factory: codec == .h264 ? "h264parse" : "h265parse", name: "parse")
         try pipeline.add(source, parser, mux, sink)

@@ -103,7 +103,13 @@ public final class EventRecorder: Sendable {
         /// `finish()` was called: no new clip.
         var closed = false
         /// Resolved by the ring's first frame from the current source (`firstFrame(within:)`).
+        /// Replaced only once resolved: a waiter from before a source change waits for the
+        /// next source's first frame.
         var firstFrame = OneShot<Void>()
+
+        mutating func awaitFirstFrame() {
+            if firstFrame.result != nil { firstFrame = OneShot() }
+        }
     }
 
     private let state: Mutex<State>
@@ -271,7 +277,7 @@ public final class EventRecorder: Sendable {
         state.withLock { s in
             s.ring.removeAll()  // a new source: its timestamps start again
             s.newest = nil
-            s.firstFrame = OneShot()
+            s.awaitFirstFrame()
             s.attached = true
         }
     }
@@ -283,7 +289,7 @@ public final class EventRecorder: Sendable {
                 s.active = nil
                 s.attached = false
                 s.ring.removeAll()
-                s.firstFrame = OneShot()
+                s.awaitFirstFrame()
             }
             return s.active
         }
