@@ -3,7 +3,7 @@ import PlumbTestSupport
 import XCTest
 
 /// An event clip's start (issue 26, "nothing lost"): whether it comes from the pre-record
-/// ring on the main encoding or from an encoder the trigger starts (`pre-seconds = 0`), its
+/// ring on the main encoding or from the main encoding the trigger starts (`pre-seconds = 0`), its
 /// first sample is a keyframe, its avcC holds the SPS and PPS that frame needs, and ffmpeg
 /// decodes it from that first frame without a warning — read by ffprobe and ffmpeg.
 final class ServeEventClipStartTests: XCTestCase {
@@ -26,8 +26,8 @@ final class ServeEventClipStartTests: XCTestCase {
         print("event clip from the ring: \(duration) s, \(try IndependentReaders.ffprobeFrameCount(path)) frames")
     }
 
-    /// `pre-seconds = 0`: no encoder runs between clips; the trigger starts one of its own,
-    /// and the clip still starts on a keyframe with its parameter sets.
+    /// `pre-seconds = 0`: no encoder runs between clips; the trigger starts the main encoding
+    /// for the clip, and the clip still starts on a keyframe with its parameter sets.
     func testAClipWithoutPreRecordStartsOnAKeyframeWithItsParameterSets() throws {
         let serve = try ServeProcess(self, ["events": ["pre-seconds": "0", "post-seconds": "2"]])
         let tap = try EventTap(serve, self)
