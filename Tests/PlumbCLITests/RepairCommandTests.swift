@@ -126,6 +126,13 @@ final class RepairCommandTests: XCTestCase {
     func testAFolderADaemonRecordsIntoIsRefused() throws {
         let serve = try ServeProcess(self, ["recording": ["continuous": "true"]])
         XCTAssertTrue(serve.waitForLog("recording to "), serve.log)
+        // Frames in the file before the stop: a recording stopped before its first frame is
+        // a header without samples, which the repair after the stop would rightly move away.
+        eventually("a frame in the recording: \(serve.log)", timeout: .seconds(60)) {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: serve.folder.path)) ?? []
+            return files.contains { $0.hasSuffix(".mp4")
+                && ((try? IndependentReaders.ffprobeFrameCount(serve.folder.appendingPathComponent($0).path)) ?? 0) > 0 }
+        }
         let r = try PlumbProcess.plumb("repair", "--dry-run", serve.folder.path)
         XCTAssertEqual(r.code, 1, r.stdout + r.stderr)
         XCTAssertEqual(r.stdout, "")

@@ -119,7 +119,7 @@ final class ServeCommandLineTests: XCTestCase {
         }
         let event = try serve.curl("POST", "/event")
         XCTAssertEqual(event.status, 503, event.text)
-        XCTAssertTrue(event.error.contains("the camera has not delivered a keyframe yet"), event.error)
+        XCTAssertTrue(event.error.contains("the camera is unavailable: camera \(notACamera.path)"), event.error)
         XCTAssertEqual(try serve.curl("GET", "/recordings").text, "[]")
 
         let port = try XCTUnwrap(serve.http.split(separator: ":").last)
