@@ -33,7 +33,7 @@ public struct EncoderStatus: Sendable, Equatable, Encodable {
         init(_ encoder: RunningEncoder, previewFeeds: [String], mainFeeds: [String] = []) {
             let feeds: [String]
             switch encoder.kind {
-            case "movie":
+            case "recording":
                 let name = encoder.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
                 feeds = [name.hasPrefix(SessionBackend.clipPrefix) ? "clip" : "recording"]
             case "event": feeds = ["ring"]

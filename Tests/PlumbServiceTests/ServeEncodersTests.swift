@@ -143,6 +143,35 @@ final class ServeEncodersTests: XCTestCase {
         await daemon.shutdown()
     }
 
+    /// A continuous recording and a `POST /clip` each run an encoder of their own while they
+    /// record (not shared yet): `running_encoders` tells them apart by what they feed,
+    /// "recording" and "clip", and the clip's goes when its answer is made.
+    func testARecordingAndAClipEachListWhatTheirEncoderFeeds() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        var config = ServeDaemonTests.config(folder: dir)
+        config.events.preSeconds = 0
+        let daemon = try ServeDaemon(config: config, choices: try ServeChoices.resolve(config), log: lines.add)
+        do {
+            let http = try await daemon.start().http.httpURL
+            let recording = "x264enc h264 320x240: recording", clip = "x264enc h264 320x240: clip"
+            let started = try await Self.waitForRunning(http, [recording])
+            XCTAssertEqual(started, [recording], "\(lines.all)")
+            let answer = Task { try await ServiceClient.curl(["-X", "POST", http + "/clip?seconds=3"]) }
+            let both = try await Self.waitForRunning(http, [clip, recording])
+            let response = try await answer.value
+            XCTAssertEqual(both, [clip, recording], "\(lines.all)")
+            XCTAssertEqual(response.status, 200, String(response.text.prefix(300)))
+            XCTAssertEqual(response.headers["content-type"], "video/mp4")
+            let after = try await Self.waitForRunning(http, [recording])
+            XCTAssertEqual(after, [recording], "the clip's encoder gone: \(lines.all)")
+        } catch {
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+    }
+
     /// `POST /event?post-seconds=N`: the new clip's file name.
     static func trigger(_ http: String, postSeconds: Int) async throws -> String {
         let answer = try await ServiceClient.curl(["-X", "POST", http + "/event?post-seconds=\(postSeconds)"])

@@ -15,8 +15,9 @@ public struct RunningEncoder: Sendable, Equatable {
     /// kbit/s as the encoder is set; nil where the element has no plain bitrate property
     /// (the V4L2 encoders take theirs in `extra-controls`).
     public var bitrate: Int?
-    /// The branch's output kind: "movie" (a recording or a clip), "event" (the pre-record
-    /// ring), "stream" (the encoded preview).
+    /// The branch's output kind (`CaptureOutput.kind`): "recording" (a recording or a
+    /// clip), "main" (the main encoding), "stream" (the preview's own encoding), "event" (an
+    /// `EventRingOutput`).
     public var kind: String
     /// A recording's file (`RecordingOutput.url`); nil for other branches.
     public var file: String?
