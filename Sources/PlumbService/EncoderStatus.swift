@@ -36,7 +36,6 @@ public struct EncoderStatus: Sendable, Equatable, Encodable {
             case "recording":
                 let name = encoder.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
                 feeds = [name.hasPrefix(SessionBackend.clipPrefix) ? "clip" : "recording"]
-            case "event": feeds = ["ring"]
             case "stream": feeds = previewFeeds
             case "main": feeds = mainFeeds
             default: feeds = [encoder.kind]

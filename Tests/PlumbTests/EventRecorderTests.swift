@@ -29,7 +29,7 @@ final class EventRecorderTests: XCTestCase {
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 320, height: 240), rate: FrameRate(30))
         await session.setRotation(.degrees270)
         let elementsBefore = await session.elementCount
-        let output = recorder.output()
+        let output = Self.mainEncoding(for: recorder)
         try await session.attach(output)
         await eventually("\(recorder.status)", timeout: .seconds(30)) { recorder.status.ringSeconds >= 1 }
         let trigger = try recorder.trigger { (target, temporary) }
@@ -76,7 +76,7 @@ final class EventRecorderTests: XCTestCase {
         let done = Mutex<[EventClipFacts]>([])
         let recorder = try EventRecorder(settings: settings, finished: { facts in done.withLock { $0.append(facts) } })
         let session = try await CaptureSession.open(.testPattern(), size: VideoSize(width: 160, height: 120), rate: FrameRate(30))
-        let output = recorder.output()
+        let output = Self.mainEncoding(for: recorder)
         try await session.attach(output)
         await eventually("recorder.status.ringSeconds >= 0.5", timeout: .seconds(30)) { recorder.status.ringSeconds >= 0.5 }
         func clip(_ n: Int) async throws {
@@ -101,6 +101,27 @@ final class EventRecorderTests: XCTestCase {
         try await session.detach(output)
         await session.close()
     }
+}
+
+extension EventRecorderTests {
+    /// The ring on the main encoding, as the daemon runs it (`MainEncoding`): the recorder
+    /// follows the branch's stream until the branch is detached.
+    static func mainEncoding(for recorder: EventRecorder) -> MainEncodingOutput {
+        let stream = EncodedStream()
+        let following = Following()
+        let output = MainEncodingOutput(choice: recorder.choice, stream: stream, onAngle: { recorder.set(angle: $0) }) { _ in
+            following.subscription.withLock { s in
+                s?.cancel()
+                s = nil
+            }
+        }
+        following.subscription.withLock { $0 = recorder.follow(stream) }
+        return output
+    }
+}
+
+private final class Following: Sendable {
+    let subscription = Mutex<StreamSubscription?>(nil)
 }
 
 /// Records what the recorder says about its files in use.

@@ -6,7 +6,7 @@ extension EncoderChoice {
     /// at most `gop` frames between keyframes, `bitrate` kbit/s or the encoder's default —
     /// in each encoder's own terms (`EncodingSettings`: x264's properties, the V4L2
     /// encoders' extra-controls, VA's properties). Shared by `RecordingOutput`'s settings
-    /// and `EventRingOutput`, so an event clip is encoded like a recording.
+    /// and `MainEncodingOutput`, so an event clip is encoded like a recording.
     func configure(_ encoder: Element, gop: Int, bitrate: Int?) throws {
         try EncodingSettings(bitrate: bitrate, keyframeInterval: gop, zeroLatency: true).apply(to: encoder, as: candidate)
     }

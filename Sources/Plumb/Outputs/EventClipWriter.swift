@@ -35,13 +35,14 @@ final class EventClipWriter: Sendable {
         try sink.set("buffer-mode", EnumNick("unbuffered"))
         try sink.set("sync", false)
         try sink.set("async", false)
-        // The frames come as an `EventRingOutput` makes them (avc) or as a shared encoding
-        // does (byte-stream, `MainEncodingOutput`): the parser makes either what mp4mux takes.
+        // The frames come as the main encoding makes them (byte-stream, `MainEncodingOutput`):
+        // the parser makes them what mp4mux takes.
         let parser = try Element(factory: codec == .h264 ? "h264parse" : "h265parse", name: "parse")
         try pipeline.add(source, parser, mux, sink)
         try source.link(to: parser)
         // The caps choose mp4mux's video pad (without them it offers its audio pad first).
-        try parser.link(to: mux, filter: try Caps(EventRingOutput.caps(for: codec)))
+        try parser.link(to: mux, filter: try Caps(codec == .h264 ? "video/x-h264,stream-format=avc,alignment=au"
+                                                       : "video/x-h265,stream-format=hvc1,alignment=au"))
         try mux.link(to: sink)
         if let matrixWriter, let pad = mux.staticPad("src") {
             // A clip without its matrix is still a clip; the facts carry the angle.

@@ -135,9 +135,6 @@ public final class EventRecorder: Sendable {
         self.finished = finished
     }
 
-    /// The branch to attach to a capture session.
-    public func output() -> EventRingOutput { EventRingOutput(recorder: self) }
-
     public var status: Status {
         state.withLock { s in
             Status(ringSeconds: s.ring.span, ringBytes: s.ring.bytes, ringFrames: s.ring.frames.count,
@@ -273,7 +270,7 @@ public final class EventRecorder: Sendable {
         }
     }
 
-    func sourceAttached() {
+    private func sourceAttached() {
         state.withLock { s in
             s.ring.removeAll()  // a new source: its timestamps start again
             s.newest = nil
@@ -283,7 +280,7 @@ public final class EventRecorder: Sendable {
     }
 
     /// The session's branch is gone: the clip being written ends with what it has.
-    func sourceDetached() {
+    private func sourceDetached() {
         let active = state.withLock { s in
             defer {
                 s.active = nil
@@ -296,13 +293,8 @@ public final class EventRecorder: Sendable {
         active?.end(stopping: false)
     }
 
-    /// One access unit from the appsink, on its streaming thread: into the ring, and into
-    /// the clip being written, which ends at the first frame past its end.
-    func receive(_ sample: Sample) {
-        guard let buffer = sample.buffer else { return }
-        receive(buffer, caps: sample.caps)
-    }
-
+    /// One access unit of the followed stream, on its streaming thread: into the ring, and
+    /// into the clip being written, which ends at the first frame past its end.
     private func receive(_ buffer: Buffer, caps: Caps?) {
         guard let time = buffer.pts else { return }
         let frame = PreRecordRing<Frame>.Frame(payload: Frame(buffer: buffer, caps: caps, wall: Date()),

@@ -16,8 +16,7 @@ public struct RunningEncoder: Sendable, Equatable {
     /// (the V4L2 encoders take theirs in `extra-controls`).
     public var bitrate: Int?
     /// The branch's output kind (`CaptureOutput.kind`): "recording" (a recording or a
-    /// clip), "main" (the main encoding), "stream" (the preview's own encoding), "event" (an
-    /// `EventRingOutput`).
+    /// clip), "main" (the main encoding), "stream" (the preview's own encoding).
     public var kind: String
     /// A recording's file (`RecordingOutput.url`); nil for other branches.
     public var file: String?
