@@ -288,7 +288,7 @@ public actor ContinuousRecorder {
         var registration: FilesInUse.Registration?
         do {
             guard let session else { throw CaptureError.closed }
-            url = URL(fileURLWithPath: settings.folder.newFile(extension: "mp4"))
+            url = URL(fileURLWithPath: settings.folder.newFile(extension: "mp4", avoiding: Set(files + announced)))
             registration = settings.inUse?.register(path: url.path)
             recording = try await session.startRecording(to: url, codec: settings.codec, options: settings.options)
         } catch {
@@ -342,7 +342,7 @@ public actor ContinuousRecorder {
     /// Rolls the recording over to a new file at a frame boundary; the old one is finalized
     /// meanwhile (and announced by `watch`, as after any roll).
     private func roll(from recording: Recording, in session: CaptureSession, fileLength: Duration?) async {
-        let url = URL(fileURLWithPath: settings.folder.newFile(extension: "mp4"))
+        let url = URL(fileURLWithPath: settings.folder.newFile(extension: "mp4", avoiding: Set(files + announced)))
         let registration = settings.inUse?.register(path: url.path)
         defer { registration?.done() }
         do {
@@ -483,6 +483,11 @@ public actor ContinuousRecorder {
             // A file left by a split was announced then.
             guard firstAnnouncement(of: name) else { continue }
             publish(.recordingStopped(file: name, facts: file))
+            // Stopped before its first frame: the engine removed the header-only file.
+            guard file.frames > 0 || FileManager.default.fileExists(atPath: file.file) else {
+                log("recording \(name) stopped before its first frame: no file kept")
+                continue
+            }
             log("recorded \(name): \(file.frames) frames, \(file.seconds) s, \(file.bytes) bytes")
             // Once per file: at most one line a segment, however many frames go missing.
             if let loss = file.lossSummary { log("warning: \(loss)") }

@@ -99,8 +99,10 @@ public struct RecordingsFolder: Sendable {
     /// sortable, no colons): `2026-11-29T21-04-05Z.mp4`, then `...Z-2.mp4`; `prefix`
     /// goes before the date (`clip-2026-...`). A name a file in `damaged/` has is taken too:
     /// a restart within the second of a crash must not give its new file the name the
-    /// repair report (and the user) know for the damaged one.
-    public func newFile(extension ext: String, date: Date = Date(), prefix: String = "") -> String {
+    /// repair report (and the user) know for the damaged one. So are `avoiding`: names given
+    /// before whose files are gone (a recording stopped before its first frame leaves none),
+    /// which must not name a second file in the same events.
+    public func newFile(extension ext: String, date: Date = Date(), prefix: String = "", avoiding: Set<String> = []) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -108,7 +110,8 @@ public struct RecordingsFolder: Sendable {
         let stem = prefix + formatter.string(from: date)
         let damaged = "\(path)/\(FolderRepair.damagedFolder)/"
         func taken(_ name: String) -> Bool {
-            FileManager.default.fileExists(atPath: "\(path)/\(name)") || FileManager.default.fileExists(atPath: damaged + name)
+            avoiding.contains(name) || FileManager.default.fileExists(atPath: "\(path)/\(name)")
+                || FileManager.default.fileExists(atPath: damaged + name)
         }
         var name = "\(stem).\(ext)"
         var n = 2

@@ -16,6 +16,11 @@ final class ContinuousRecorderTests: XCTestCase {
         func add(_ event: ServiceEvent) { events.withLock { $0.append(event) } }
         var started: [String] { events.withLock { $0 }.compactMap { if case .recordingStarted(let f) = $0 { f } else { nil } } }
         var stopped: [String] { events.withLock { $0 }.compactMap { if case .recordingStopped(let f, _) = $0 { f } else { nil } } }
+        /// The frames each `recording-stopped` counted, by file.
+        var stoppedFrames: [String: Int] {
+            Dictionary(events.withLock { $0 }.compactMap { if case .recordingStopped(let f, let facts) = $0 { (f, (facts as? RecordingFacts)?.frames ?? -1) } else { nil } },
+                       uniquingKeysWith: { $1 })
+        }
         var errors: [String] { events.withLock { $0 }.compactMap { if case .error(let m) = $0 { m } else { nil } } }
     }
 
@@ -99,10 +104,17 @@ final class ContinuousRecorderTests: XCTestCase {
             let state = await recorder.state
             XCTAssertEqual("\(state)", "idle", "round \(round)")
         }
-        XCTAssertEqual(Set(events.started), try mp4s(dir), "every file made is announced")
+        // Every file kept is announced; a file stopped before its first frame is announced
+        // too, with 0 frames, and leaves nothing (its name is not given again).
+        let kept = try mp4s(dir)
+        XCTAssertEqual(kept.subtracting(events.started), [], "every file made is announced")
+        let frames = events.stoppedFrames
+        for name in Set(events.started).subtracting(kept) { XCTAssertEqual(frames[name], 0, name) }
+        XCTAssertEqual(Set(events.started).count, 5, "a name for each round: \(events.started)")
         XCTAssertEqual(events.stopped.sorted(), events.started.sorted())
         XCTAssertEqual(events.errors, [])
-        print("start and stop together: the stop came while the file was made in \(stoppedWhileMaking) of 5 rounds")
+        print("start and stop together: the stop came while the file was made in \(stoppedWhileMaking) of 5 rounds; "
+              + "\(5 - kept.count) stopped before their first frame")
     }
 
     /// A roll that cannot make its file (the folder is gone) is reported, and the recording

@@ -16,6 +16,11 @@ private final class RecordingMatrixWriter: TrackMatrixWriter {
     }
 }
 
+/// Holds the test pattern's frames back while closed.
+private final class Gate: Sendable {
+    let closed = Mutex(true)
+}
+
 /// Recordings on the running session, checked with ffprobe.
 final class RecordingOutputTests: XCTestCase {
     private let qvga = VideoSize(width: 320, height: 240)
@@ -177,6 +182,35 @@ final class RecordingOutputTests: XCTestCase {
         let probe = try XCTUnwrap(Probe.read(recording.url))
         XCTAssertEqual(probe.frames, facts.frames)
         XCTAssertGreaterThan(facts.frames, 5)
+    }
+
+    /// A recording stopped before any frame reached it leaves no file: mp4mux's header alone
+    /// (an empty track: ffprobe cannot open it, "invalid STSD entries 0") would be a file no
+    /// reader plays, moved to damaged/ by the daemon's next start-up repair. The frames are
+    /// held back at the tee, so no frame can come between the start and the stop; a recording
+    /// after them keeps its file.
+    func testARecordingStoppedBeforeItsFirstFrameLeavesNoFile() async throws {
+        let dir = try temporaryDirectory(self)
+        let session = try await CaptureSession.open(.testPattern(), size: qvga)
+        let tee = await session.element(named: "tee")
+        let teeInput = try XCTUnwrap(tee?.staticPad("sink"))
+        let gate = Gate()
+        let probe = teeInput.addProbe(.buffer) { _ in gate.closed.withLock { $0 } ? .drop : .ok }
+        let empty = dir.appendingPathComponent("empty.mp4")
+        let recording = try await session.startRecording(to: empty)
+        let facts = try await recording.stop()
+        XCTAssertEqual(facts.frames, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: empty.path), "a header without a frame is no recording")
+
+        gate.closed.withLock { $0 = false }
+        teeInput.removeProbe(probe)
+        let kept = dir.appendingPathComponent("kept.mp4")
+        let second = try await session.startRecording(to: kept)
+        _ = try await second.firstFrameTime()
+        let secondFacts = try await second.stop()
+        await session.close()
+        XCTAssertGreaterThan(secondFacts.frames, 0)
+        XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(kept.path), secondFacts.frames)
     }
 
     /// A file whose branch failed is counted by reading it back. One with bytes no reader can

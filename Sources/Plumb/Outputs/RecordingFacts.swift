@@ -108,15 +108,19 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
 
     /// The facts of a recording made of `files` (in order): the first file's, with frames,
     /// seconds and bytes summed over all, and every file in `segments` when there are several.
-    static func combining(_ files: [RecordingFacts]) -> RecordingFacts? {
+    /// A file no frame reached (a stop just after a split) is not among them: it was removed.
+    static func combining(_ all: [RecordingFacts]) -> RecordingFacts? {
+        let recorded = all.filter { $0.frames > 0 }
+        let files = recorded.isEmpty ? Array(all.prefix(1)) : recorded
         guard var whole = files.first else { return nil }
+        // Why the recording ended, whichever file says it.
+        whole.error = all.compactMap(\.error).last
         guard files.count > 1 else { return whole }
         whole.frames = files.reduce(0) { $0 + $1.frames }
         whole.bytes = files.reduce(0) { $0 + $1.bytes }
         whole.setLost(camera: files.reduce(0) { $0 + $1.framesLostByCamera },
                       encoder: files.reduce(0) { $0 + $1.framesLostByEncoder })
         whole.seconds = (files.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000
-        whole.error = files.compactMap(\.error).last
         whole.segments = files
         return whole
     }

@@ -720,6 +720,11 @@ public actor CaptureSession {
         }
         try? pipeline.remove(branch.bin)
         tee.releaseRequestPad(teePad)
+        // A recording no frame reached holds mp4mux's header alone, an empty track no reader
+        // opens (and the start-up repair would move to damaged/): it goes, as an empty file does.
+        if let recording = branch.output as? RecordingOutput, recording.progress.frames == 0 {
+            try? FileManager.default.removeItem(at: recording.url)
+        }
         branch.output.didDetach(error: error ?? drainError)
     }
 }
