@@ -156,8 +156,8 @@ final class ConnectionLifetimeTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(after, .milliseconds(950), "a \(kind) connection was closed before the timeout")
         }
         await eventually("the server holds no connection") { s.server.openConnections == 0 }
+        // Coming back is the check (a second reading would race with other work's descriptors).
         await eventually("descriptors return to \(fds)") { openFileDescriptors() <= fds }
-        XCTAssertLessThanOrEqual(openFileDescriptors(), fds)
         // And it still serves.
         let ok = try await onThread { try RawConnection(port: port).request("GET", "/status").status }
         XCTAssertEqual(ok, 200)

@@ -393,12 +393,14 @@ final class HTTPServerTests: XCTestCase {
         let fds = openFileDescriptorTargets()
         let threads = ownThreadNames()
         for _ in 0..<4 { try await cycle() }
-        // Whatever else runs in this process (what earlier tests left to wind down) may
-        // hold a descriptor or a thread for a while; a leak holds one per cycle for good.
-        await eventually("file descriptors return to \(fds.count)") { openFileDescriptors() <= fds.count }
-        XCTAssertLessThanOrEqual(openFileDescriptors(), fds.count,
-                                 "opened and not closed: \(added(openFileDescriptorTargets(), to: fds))")
-        await eventually("threads return to \(threads.count)") { ownThreadCount() <= threads.count }
-        XCTAssertLessThanOrEqual(ownThreadCount(), threads.count, "left behind: \(added(ownThreadNames(), to: threads))")
+        // Whatever else runs in this process (what earlier tests left to wind down, the
+        // cooperative pool growing) may hold a descriptor or a thread for a while, also just
+        // after the count came back; a leak holds one per cycle for good. So the count coming
+        // back is the check, once (a second reading would race with those).
+        await eventually("file descriptors return to \(fds.count); opened and not closed: "
+                         + "\(added(openFileDescriptorTargets(), to: fds))") { openFileDescriptors() <= fds.count }
+        await eventually("threads return to \(threads.count); left behind: \(added(ownThreadNames(), to: threads))") {
+            ownThreadCount() <= threads.count
+        }
     }
 }
