@@ -645,13 +645,14 @@ public actor CaptureSession {
         }
         head.discard(from: pipeline)
         if spare == nil { spare = try? makeHead() }
-        if let recording = output as? RecordingOutput { Self.removeIfEmpty(recording.url) }
+        Self.removeUnrecorded(output)
     }
 
-    /// Removes a file that holds nothing (a sink opened it, no frame reached it).
-    private static func removeIfEmpty(_ url: URL) {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? -1
-        if size == 0 { try? FileManager.default.removeItem(at: url) }
+    /// Removes the file of a recording no frame reached: empty, or mp4mux's header alone (an
+    /// empty track no reader opens, which the start-up repair would move to damaged/).
+    private static func removeUnrecorded(_ output: any CaptureOutput) {
+        guard let recording = output as? RecordingOutput, recording.progress.frames == 0 else { return }
+        try? FileManager.default.removeItem(at: recording.url)
     }
 
     /// How long a branch may take to drain after EOS before it is taken down anyway
@@ -720,11 +721,7 @@ public actor CaptureSession {
         }
         try? pipeline.remove(branch.bin)
         tee.releaseRequestPad(teePad)
-        // A recording no frame reached holds mp4mux's header alone, an empty track no reader
-        // opens (and the start-up repair would move to damaged/): it goes, as an empty file does.
-        if let recording = branch.output as? RecordingOutput, recording.progress.frames == 0 {
-            try? FileManager.default.removeItem(at: recording.url)
-        }
+        Self.removeUnrecorded(branch.output)
         branch.output.didDetach(error: error ?? drainError)
     }
 }
