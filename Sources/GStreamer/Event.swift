@@ -7,6 +7,8 @@ public enum Event: Sendable {
     /// An upstream force-key-unit request (gst_video_event_new_upstream_force_key_unit):
     /// the encoder makes the next frame a keyframe, with headers when `allHeaders`.
     case forceKeyUnit(allHeaders: Bool, count: UInt32)
+    /// The same request for the first frame at or after `runningTime`.
+    case forceKeyUnitAt(runningTime: ClockTime, allHeaders: Bool, count: UInt32)
     /// Its downstream twin, for elements below the encoder.
     case forceKeyUnitDownstream(runningTime: ClockTime, allHeaders: Bool, count: UInt32)
     /// A stream-scope tag event (gst_event_new_tag): downstream metadata for the stream,
@@ -19,6 +21,8 @@ public enum Event: Sendable {
             return gst_event_new_eos()
         case let .forceKeyUnit(allHeaders, count):
             return gst_video_event_new_upstream_force_key_unit(GstClockTime(ClockTime.none), allHeaders ? 1 : 0, count)
+        case let .forceKeyUnitAt(runningTime, allHeaders, count):
+            return gst_video_event_new_upstream_force_key_unit(GstClockTime(runningTime), allHeaders ? 1 : 0, count)
         case let .forceKeyUnitDownstream(runningTime, allHeaders, count):
             return gst_video_event_new_downstream_force_key_unit(GstClockTime(ClockTime.none), GstClockTime(ClockTime.none),
                                                                   GstClockTime(runningTime),

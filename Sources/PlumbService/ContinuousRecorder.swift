@@ -17,6 +17,16 @@ import PlumbLocation
 /// each request and each end of a step is a transition of it, and one that comes while a
 /// file is being made or rolled waits for that step to end.
 public actor ContinuousRecorder {
+    /// The daemon's main encoding, which the recording's encoder runs while it records
+    /// (`MainEncoding.share`): its stream, its codec, and who is told when a recording starts
+    /// feeding it (its first frame is in) and before one stops.
+    public struct EncodingShare: Sendable {
+        public var stream: EncodedStream
+        public var codec: VideoCodec
+        public var feeding: @Sendable (ObjectIdentifier) async -> Void
+        public var stopping: @Sendable (ObjectIdentifier) async -> Void
+    }
+
     public struct Settings: Sendable {
         public var folder: RecordingsFolder
         public var codec: VideoCodec
@@ -32,11 +42,14 @@ public actor ContinuousRecorder {
         public var inUse: FilesInUse?
         /// `[recording] encoder`.
         public var encoder: EncoderPreference
+        /// The main encoding the recording's encoder runs; nil: the recording encodes for itself.
+        public var share: EncodingShare?
 
         public init(folder: RecordingsFolder, codec: VideoCodec, segmentSeconds: Int, splitOnRotation: Bool,
                     location: LocationProvider? = nil, retention: Retention? = nil, inUse: FilesInUse? = nil,
-                    encoder: EncoderPreference = .auto) {
+                    encoder: EncoderPreference = .auto, share: EncodingShare? = nil) {
             self.encoder = encoder
+            self.share = share
             self.folder = folder
             self.codec = codec
             self.segmentSeconds = segmentSeconds
@@ -51,6 +64,8 @@ public actor ContinuousRecorder {
             options.splitOnRotation = splitOnRotation
             options.encoder = encoder
             if let location { options.location = { location.current() } }
+            // Same codec: the main encoding is the recording's.
+            if let share, share.codec == codec { options.feeds = share.stream }
             return options
         }
     }
@@ -136,6 +151,7 @@ public actor ContinuousRecorder {
     public func sessionLost() async {
         session = nil
         if let file = await whenSettled({ $0.cameraLost() }) {
+            await handBack(file)
             await finalize(file)
         }
     }
@@ -183,6 +199,7 @@ public actor ContinuousRecorder {
         } catch {
             throw refused(error)
         }
+        await handBack(last)
         let written = files
         // The last file's: the earlier segments were announced (with theirs) as they finished.
         let facts = await finish(last).map { $0.segments?.last ?? $0 }
@@ -194,6 +211,7 @@ public actor ContinuousRecorder {
         while true {
             do throws(RecorderState<Recording>.Refusal) {
                 let last = try await whenSettled { state throws(RecorderState<Recording>.Refusal) in try state.stop() }
+                await handBack(last)
                 await finish(last)
                 return
             } catch .stopping {
@@ -307,10 +325,26 @@ public actor ContinuousRecorder {
             throw .cannotRecord(CaptureError.closed)
         }
         watch(recording)
+        if recording.output.options.feeds != nil, let share = settings.share {
+            // Told once the recording's first frame is in: its encoder then runs the main encoding.
+            let id = ObjectIdentifier(recording)
+            Task {
+                guard (try? await recording.firstFrameTime()) != nil else { return }
+                await share.feeding(id)
+            }
+        }
         files.append(url.lastPathComponent)
         publish(.recordingStarted(file: url.lastPathComponent))
         log("recording to \(url.path)")
         return Started(file: url.lastPathComponent, codec: recording.codec.rawValue, segmentSeconds: settings.segmentSeconds)
+    }
+
+    /// Before a recording whose encoder runs the main encoding stops: the main branch takes
+    /// over from it (if anything takes the main encoding), so the ring and the preview lose
+    /// no frame.
+    private func handBack(_ recording: Recording?) async {
+        guard let recording, recording.output.options.feeds != nil, let share = settings.share else { return }
+        await share.stopping(ObjectIdentifier(recording))
     }
 
     private func scheduleSegments() {
@@ -413,6 +447,7 @@ public actor ContinuousRecorder {
         let cameraRunning = await session?.isRunning ?? false
         let storage = StorageFailure.failed(recording) || settings.retention?.noRoom() != nil
         guard await whenSettled({ $0.ended(recording, cameraRunning: cameraRunning, storageFailed: storage) }) else { return }
+        await handBack(recording)
         if storage, cameraRunning {
             let facts = await finalize(recording, advice: "recording resumes in a new file when there is room "
                                        + "(checked every \(Retention.interval))")

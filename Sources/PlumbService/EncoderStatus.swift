@@ -36,6 +36,7 @@ public struct EncoderStatus: Sendable, Equatable, Encodable {
             case "recording":
                 let name = encoder.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
                 feeds = [name.hasPrefix(SessionBackend.clipPrefix) ? "clip" : "recording"]
+                    + (encoder.feedsMainEncoding ? mainFeeds : [])
             case "stream": feeds = previewFeeds
             case "main": feeds = mainFeeds
             default: feeds = [encoder.kind]

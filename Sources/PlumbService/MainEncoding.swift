@@ -27,6 +27,13 @@ import PlumbRotation
 /// event clip from its trigger until it is written (`pre-seconds` = 0: `withClip`), a
 /// preview consumer while the preview shares it, or such a viewer; with none for `linger`,
 /// it is detached.
+///
+/// While the daemon records, the recording's encoder runs the main encoding instead
+/// (`share`: its frames feed `main`, segment after segment), and the main branch is
+/// detached once the recording has taken over; before the recording stops, the main branch
+/// is attached again if something takes it, and takes over from the recording. Either way
+/// the stream's handover (`EncodedStream`) loses and doubles no frame, so the ring and the
+/// preview go on through both.
 actor MainEncoding {
     nonisolated let main = EncodedStream()
     nonisolated let preview: EncodedStream
@@ -65,6 +72,12 @@ actor MainEncoding {
     private var again = false
     /// Whether the preview relays the main encoding now, for `/status` (any thread).
     private nonisolated let sharing = Mutex(false)
+    /// The recordings whose encoder runs the main encoding now (`share`).
+    private var recordings: Set<ObjectIdentifier> = []
+    /// Recordings that said they stopped: a late `recordingFeeds` for one is no news.
+    private var stoppedRecordings: [ObjectIdentifier] = []
+    /// How long a handover between the main branch and a recording may take.
+    static let handoverLimit: Duration = .seconds(5)
 
     init(preview: EncodedStream, turned: EncodedStream, recorder: EventRecorder, ringOn: Bool, ownPreviewEncoder: Bool,
          angle: RotationAngle, linger: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void) {
@@ -83,6 +96,13 @@ actor MainEncoding {
     /// preview cannot share the main encoding (then they get the preview's pixels).
     nonisolated var unturnedForWHEP: WHEPPreview.Unturned? {
         canShare ? WHEPPreview.Unturned(stream: unturned, orientation: orientation) : nil
+    }
+
+    /// What a recording needs to run the main encoding with its own encoder.
+    nonisolated var share: ContinuousRecorder.EncodingShare {
+        ContinuousRecorder.EncodingShare(stream: main, codec: recorder.choice.codec,
+                                         feeding: { [weak self] id in await self?.recordingFeeds(id) },
+                                         stopping: { [weak self] id in await self?.recordingStops(id) })
     }
 
     /// Whether the preview's consumers take the main encoding now.
@@ -126,6 +146,11 @@ actor MainEncoding {
     func use(_ session: CaptureSession) async throws {
         self.session = session
         output = nil
+        // A new session's running time starts again: the ring follows it afresh.
+        if ring != nil {
+            ring?.cancel()
+            ring = recorder.follow(main)
+        }
         retryAt = nil
         unneededSince = nil
         if ringOn {
@@ -180,9 +205,32 @@ actor MainEncoding {
         await reconcile()
     }
 
+    // MARK: Recordings
+
+    /// A recording's encoder feeds the main encoding (its first frame is in): once it has
+    /// taken over from the main branch, that branch goes.
+    private func recordingFeeds(_ id: ObjectIdentifier) async {
+        guard !stoppedRecordings.contains(id), recordings.insert(id).inserted else { return }
+        if recordings.count == 1 { log("encoder: the recording's encoder runs the main encoding while it records") }
+        _ = await main.handoverEnded(within: Self.handoverLimit)
+        await reconcile()
+    }
+
+    /// A recording is about to stop (or has ended): the main branch, if something takes it,
+    /// takes over from it first.
+    private func recordingStops(_ id: ObjectIdentifier) async {
+        stoppedRecordings.append(id)
+        if stoppedRecordings.count > 16 { stoppedRecordings.removeFirst() }
+        guard recordings.remove(id) != nil else { return }
+        await reconcile()
+        _ = await main.handoverEnded(within: Self.handoverLimit)
+    }
+
     private func turned(to angle: RotationAngle) async {
         guard angle != self.angle else { return }
         self.angle = angle
+        // The ring's clips get the angle whichever encoder runs the main encoding.
+        recorder.set(angle: angle)
         orientation.angle = angle  // the next packet of every metadata viewer carries it
         await reconcile()
     }
@@ -233,8 +281,19 @@ actor MainEncoding {
         guard let session else { return }
 
         let clip = clipTakes.withLock { $0 }
-        let needed = ringOn || clip || (watched && shares) || metadataWatched
+        let taken = ringOn || clip || (watched && shares) || metadataWatched
+        // A recording's encoder runs the main encoding: the branch is not needed for it.
+        let needed = taken && recordings.isEmpty
         let now = clock.now
+        if !needed, !recordings.isEmpty, let current = output?.0, !main.isHandingOver {
+            output = nil
+            unneededSince = nil
+            timer?.cancel()
+            log("encoder: \(current.choice.encoder) (\(current.choice.codec.rawValue)) of the main encoding stopped: "
+                + "the recording's encoder runs it")
+            try? await session.detach(current)
+            return
+        }
         if needed {
             unneededSince = nil
             timer?.cancel()
@@ -273,16 +332,18 @@ actor MainEncoding {
             [weak self] error in
             Task { await self?.branchEnded(number, error: error) }
         }
-        // The ring follows each new branch afresh (a new session's timestamps start again).
-        ring?.cancel()
-        ring = ringOn || clipTakes.withLock({ $0 }) ? recorder.follow(main) : nil
+        // The ring follows the stream from its next keyframe; it goes on following it when this
+        // branch takes over from a recording's encoder.
+        if ring == nil, ringOn || clipTakes.withLock({ $0 }) { ring = recorder.follow(main) }
         self.output = (output, number)
         do {
             try await session.attach(output)
         } catch {
             if self.output?.number == number { self.output = nil }
-            ring?.cancel()
-            ring = nil
+            if !main.isAttached {
+                ring?.cancel()
+                ring = nil
+            }
             throw error
         }
         retryAt = nil
@@ -294,7 +355,8 @@ actor MainEncoding {
     /// The main branch is gone: by `step`'s detach, its session closing, or a failure (then
     /// it is attached again, after a pause, if still needed).
     private func branchEnded(_ number: Int, error: (any Error)?) async {
-        if ring != nil, output == nil || output?.number == number {
+        // Nothing feeds the stream any more: the ring starts again with whatever feeds it next.
+        if ring != nil, output == nil || output?.number == number, !main.isAttached {
             ring?.cancel()
             ring = nil
         }

@@ -152,12 +152,6 @@ public actor ServeDaemon {
         let retention = Retention(policy: config.recording.retention, folder: folder, inUse: FilesInUse(),
                                   publish: publish, log: log)
         self.retention = retention
-        let recorder = ContinuousRecorder(
-            settings: .init(folder: folder, codec: codec, segmentSeconds: config.recording.segmentSeconds,
-                            splitOnRotation: config.rotation.splitOnRotation, location: location,
-                            retention: retention, encoder: config.recording.encoder),
-            publish: publish, log: log)
-        self.recorder = recorder
         // A finished clip may take the folder over its limits: retention looks at once.
         let eventClips = try EventClips(config: config.events, codec: codec, folder: folder, tracker: retention.inUse,
                                         retention: retention, camera: camera,
@@ -170,6 +164,14 @@ public actor ServeDaemon {
                                         ringOn: config.events.preSeconds > 0, ownPreviewEncoder: !config.preview.onDemand,
                                         angle: observer.captureAngle, log: log)
         self.mainEncoding = mainEncoding
+        // The recording's encoder runs the main encoding while it records.
+        let recorder = ContinuousRecorder(
+            settings: .init(folder: folder, codec: codec, segmentSeconds: config.recording.segmentSeconds,
+                            splitOnRotation: config.rotation.splitOnRotation, location: location,
+                            retention: retention, encoder: config.recording.encoder,
+                            share: mainEncoding.share),
+            publish: publish, log: log)
+        self.recorder = recorder
         // Viewers whose offer takes the turn as RTP metadata get the main encoding's unturned
         // pixels — not with `letterbox`, which promises a size that never changes.
         let whep = WHEPPreview(stream: stream, unturned: config.preview.letterbox ? nil : mainEncoding.unturnedForWHEP,

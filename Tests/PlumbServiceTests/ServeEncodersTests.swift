@@ -231,9 +231,12 @@ final class ServeEncodersTests: XCTestCase {
         XCTAssertTrue(expected.contains(frames), "\(file): \(frames) frames, not \(expected)")
     }
 
-    /// The main encoding alone while idle, feeding the ring; the recording's beside it; an
-    /// RTSP consumer (rtspsrc) of the upright preview takes the main encoding too (issue 26):
-    /// no third encoder, the main one feeds "ring" and "rtsp".
+    /// The main encoding alone while idle, feeding the ring. A recording's encoder then runs
+    /// the main encoding (issue 26): one encoder, feeding "recording" and "ring", and an RTSP
+    /// consumer (rtspsrc) of the upright preview takes it too ("recording,ring,rtsp"). Before
+    /// the recording stops, the main branch takes the encoding back ("ring,rtsp"); an event
+    /// clip whose pre-record spans both handovers decodes without a warning, and the
+    /// recording's file holds every frame the daemon says it wrote.
     func testStatusListsTheRunningEncodersAndWhatTheyFeed() async throws {
         let dir = try temporaryDirectory(self)
         let lines = ServeDaemonTests.Lines()
@@ -249,15 +252,30 @@ final class ServeEncodersTests: XCTestCase {
 
             let started = try await ServiceClient.curl(["-X", "POST", http + "/recording/start"])
             XCTAssertEqual(started.status, 200, started.text)
-            let recording = "x264enc h264 320x240: recording"
-            let recorded = try await Self.waitForRunning(http, [ring, recording].sorted())
-            XCTAssertEqual(recorded, [ring, recording].sorted())
+            let recording = "x264enc h264 320x240: recording,ring"
+            let recorded = try await Self.waitForRunning(http, [recording])
+            XCTAssertEqual(recorded, [recording], "\(lines.all)")
+            XCTAssertTrue(lines.contains("encoder: x264enc (h264) of the main encoding stopped: the recording's encoder runs it"),
+                          "\(lines.all)")
 
             consumer = try ServiceClient.Child("/usr/bin/gst-launch-1.0", ["-q", "rtspsrc", "location=\(addresses.rtsp)",
                                                                            "protocols=tcp", "!", "fakesink"])
-            let shared = "x264enc h264 320x240: ring,rtsp"
-            let watched = try await Self.waitForRunning(http, [shared, recording].sorted())
-            XCTAssertEqual(watched, [shared, recording].sorted(), "\(lines.all)")
+            let shared = "x264enc h264 320x240: recording,ring,rtsp"
+            let watched = try await Self.waitForRunning(http, [shared])
+            XCTAssertEqual(watched, [shared], "\(lines.all)")
+
+            let stopped = try await ServiceClient.curl(["-X", "POST", http + "/recording/stop"])
+            XCTAssertEqual(stopped.status, 200, stopped.text)
+            let back = try await Self.waitForRunning(http, ["x264enc h264 320x240: ring,rtsp"])
+            XCTAssertEqual(back, ["x264enc h264 320x240: ring,rtsp"], "\(lines.all)")
+            let facts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stopped.text.utf8)) as? [String: Any])
+            let file = try XCTUnwrap((facts["facts"] as? [String: Any])?["file"] as? String, stopped.text)
+            let frames = try XCTUnwrap((facts["facts"] as? [String: Any])?["frames"] as? Int, stopped.text)
+            XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(file), frames)
+
+            // The ring went on through both handovers: a clip from it plays clean.
+            let clip = try await Self.trigger(http, postSeconds: 1)
+            try await checkClip(dir.appendingPathComponent(clip).path, frames: 30...150)
         } catch {
             consumer?.kill()
             await daemon.shutdown()

@@ -45,6 +45,12 @@ public struct RecordingOptions: Sendable {
     public var level: String?
     /// Whether an encoder element is installed; tests replace it to exercise the fallback.
     public var isAvailable: @Sendable (String) -> Bool = { Gst.hasElement($0) }
+    /// A stream the recording's encoded frames also feed (byte-stream access units with their
+    /// parameter sets in every keyframe, as `MainEncodingOutput` makes): the daemon's main
+    /// encoding, which the recording's encoder then runs instead of an encoder of its own.
+    /// Every segment feeds it in turn, each taking over from the one before at the cut
+    /// (`EncodedStream`'s handover). Not with `burnIn`: turned pixels are not the main encoding's.
+    public var feeds: EncodedStream?
 
     public init() {}
 }

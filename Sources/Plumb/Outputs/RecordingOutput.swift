@@ -71,6 +71,8 @@ public final class RecordingOutput: CaptureOutput {
     /// The controls in force when the branch was built (`facts().controls`).
     private let startControls = Mutex<[String: CameraControlFact]?>(nil)
     private let first = OneShot<ClockTime>()
+    /// The stream this file's frames feed (`RecordingOptions.feeds`), once built.
+    private let feed = Mutex<(stream: EncodedStream, feed: EncodedStreamFeed)?>(nil)
     package let finished = OneShot<RecordingFacts>()
 
     /// Checks the target and picks the encoder; nothing runs until it is attached.
@@ -87,6 +89,9 @@ public final class RecordingOutput: CaptureOutput {
         self.naming = naming
         self.choice = try choice ?? EncoderChoice.choose(codec, preference: options.encoder, available: options.isAvailable)
         try Self.checkWritable(url)
+        if options.burnIn && options.feeds != nil {
+            throw CaptureError.invalidArgument("a recording that burns the turn into its pixels cannot feed another stream")
+        }
         guard options.fragmentDuration >= .milliseconds(100) else {
             throw CaptureError.invalidArgument("fragment duration \(options.fragmentDuration) is too short (at least 100 ms)")
         }
@@ -155,6 +160,17 @@ public final class RecordingOutput: CaptureOutput {
             return filter
         }
         let parser = try Element(factory: choice.parser, name: "parser")
+        // Feeding a stream: a parser first makes the frames what the stream's subscribers
+        // take (byte-stream, the parameter sets in every keyframe); the muxer's parser then
+        // makes them what mp4mux takes.
+        let tap = try options.feeds.map { _ in
+            (parser: try Element(factory: choice.parser, name: "stream-parser"),
+             caps: try Element(factory: "capsfilter", name: "stream-caps"))
+        }
+        if let tap {
+            try tap.parser.set("config-interval", Int32(-1))
+            try tap.caps.set("caps", try Caps(MainEncodingOutput.caps(for: choice.codec)))
+        }
         let mux = try Element(factory: "mp4mux", name: "mux")
         if let mode = options.container.fragmentMode {
             try mux.set("fragment-duration", Int((options.fragmentDuration.seconds * 1000).rounded()))
@@ -178,13 +194,19 @@ public final class RecordingOutput: CaptureOutput {
         try bin.add(convert, encoder, parser, mux, sink)
         if let flip { try flip.link(to: convert) }
         try convert.link(to: encoder)
+        var encoded = encoder
         if let profileCaps {
             try bin.add(profileCaps)
             try encoder.link(to: profileCaps)
-            try profileCaps.link(to: parser)
-        } else {
-            try encoder.link(to: parser)
+            encoded = profileCaps
         }
+        if let tap {
+            try bin.add(tap.parser, tap.caps)
+            try encoded.link(to: tap.parser)
+            try tap.parser.link(to: tap.caps)
+            encoded = tap.caps
+        }
+        try encoded.link(to: parser)
         try parser.link(to: mux)
         try mux.link(to: sink)
 
@@ -216,6 +238,11 @@ public final class RecordingOutput: CaptureOutput {
             return .ok
         }
         state.withLock { $0.stage.built(plumbing) }
+        if let stream = options.feeds {
+            // After the keyframe gate: the stream gets the file's frames, from its first keyframe.
+            let feed = try stream.attach(tap: parser.requiredPad("sink"))
+            self.feed.withLock { $0 = (stream, feed) }
+        }
         return BranchEnds(entry: flip ?? convert, sink: sink)
     }
 
@@ -304,7 +331,14 @@ public final class RecordingOutput: CaptureOutput {
         state.withLock { $0.stage.attached() }?.encoderSource.send(.forceKeyUnit(allHeaders: true, count: 0))
     }
 
+    /// Its frames no longer feed `RecordingOptions.feeds` (the branch is gone, or was never
+    /// linked); a handover to the next segment completes.
+    func stopFeeding() {
+        if let (stream, feed) = feed.withLock({ f in defer { f = nil }; return f }) { stream.detach(feed) }
+    }
+
     public func didDetach(error: (any Error)?) {
+        stopFeeding()
         guard let error else {
             // The branch is gone: let go of its pads.
             state.withLock { _ = $0.stage.ended(failure: nil) }

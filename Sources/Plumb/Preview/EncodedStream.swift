@@ -12,7 +12,8 @@ import Synchronization
 /// that falls behind (its queue full) skips to the next keyframe instead of growing
 /// without bound. Every subscriber starts on a keyframe, asked for the moment it joins.
 ///
-/// Timestamps: each frame reaches a subscriber's appsrc with its capture timestamp, and
+/// Timestamps: each frame carries its running time in the capture pipeline (whichever
+/// encoder made it), reaches a subscriber's appsrc with it, and
 /// leaves it on the subscriber pipeline's own timeline with the same spacing
 /// (`CaptureRetimer`: a fixed offset, set by the first frame), so RTP timestamps are as
 /// regular as the camera's whatever the encoder's and the threads' jitter. The preview
@@ -32,18 +33,54 @@ public final class EncodedStream: Sendable {
         public var keyframeRequestsSent = 0
     }
 
-    /// Where the frames come from: an encoder branch's appsink, or another stream relayed
-    /// (the main encoding, when the preview's pixels are the same as its own).
+    /// Where the frames come from: an encoder branch (its appsink, or a recording's tapped
+    /// pad), or another stream relayed (the main encoding, when the preview's pixels are the
+    /// same as its own).
     private enum Source {
-        case sink(AppSink)
+        case feed(EncodedStreamFeed)
         case relay(StreamSubscription, from: EncodedStream)
 
-        var appSink: AppSink? { if case .sink(let sink) = self { sink } else { nil } }
+        var feed: EncodedStreamFeed? { if case .feed(let feed) = self { feed } else { nil } }
+    }
+
+    /// A feed attached while another still feeds the stream, taking over without a frame lost
+    /// or doubled: its frames wait from its first keyframe after the last frame delivered (the
+    /// boundary); the old feed's frames are delivered up to the boundary, and at the first one
+    /// past it (or when the old one is detached) the waiting frames follow, and the new feed
+    /// is the source. A recording's next segment takes over this way (its branch gets the
+    /// frames from the cut on, the old one those before it), and so do the main encoding's own
+    /// branch and a recording's encoder, running side by side for a moment.
+    private struct Handover {
+        let feed: EncodedStreamFeed
+        /// The running time of its keyframe that starts its frames.
+        var boundary: ClockTime?
+        var waiting: [(Buffer, Caps?)] = []
+        /// Keyframes it made too early (before the old feed's latest frame).
+        var early = 0
+    }
+
+    /// What a frame from a feed comes to.
+    private enum Route {
+        case drop
+        case deliver([(Buffer, Caps?)], release: EncodedStreamFeed?)
+        /// The new feed's keyframe came before the old feed's latest frame: ask it for one at
+        /// this running time.
+        case ask(EncodedStreamFeed, at: ClockTime)
     }
 
     private struct State {
         var source: Source?
-        var sink: AppSink? { source?.appSink }
+        var feed: EncodedStreamFeed? { source?.feed }
+        var handover: Handover? {
+            didSet {
+                guard handover == nil, !handoverWaiters.isEmpty else { return }
+                for waiter in handoverWaiters { waiter.succeed(()) }
+                handoverWaiters = []
+            }
+        }
+        var handoverWaiters: [OneShot<Void>] = []
+        /// The running time of the latest frame delivered from the current feed.
+        var latest: ClockTime?
         var subscribers: [StreamSubscription] = []
         var caps: Caps?
         var statistics = Statistics()
@@ -54,6 +91,9 @@ public final class EncodedStream: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Held while frames go to the subscribers: two feeds deliver from two threads during a
+    /// handover, and the frames must reach each subscriber in order.
+    private let delivery = Mutex(())
     private let clock = ContinuousClock()
 
     /// A subscriber whose appsrc holds this many buffers is behind: it skips to the next keyframe.
@@ -67,28 +107,57 @@ public final class EncodedStream: Sendable {
         self.maxQueuedBuffers = maxQueuedBuffers
     }
 
-    deinit { state.withLock { $0.sink }?.clearCallbacks() }
+    deinit {
+        let feeds = state.withLock { [$0.feed, $0.handover?.feed] }
+        for feed in feeds { feed?.stop() }
+    }
 
     // MARK: Source
 
-    /// Takes the frames of `sink` (the preview branch's appsink), replacing any earlier
-    /// sink. Sets it to hand frames over as they come (`sync=false`, `async=false`: it
-    /// joins a running pipeline without prerolling). Subscribers wait for the new
-    /// source's first keyframe.
-    public func attach(to sink: AppSink) throws {
-        try sink.set("sync", false)
-        try sink.set("async", false)
-        try sink.set("enable-last-sample", false)
-        sink.onNewSample { [weak self] sink in
-            guard let sample = sink.pull(timeout: .zero) else { return }
-            self?.distribute(sample)
-        }
-        let old = state.withLock { s in
-            defer { s.source = .sink(sink) }
+    /// Takes the frames of `sink` (an encoder branch's appsink). Sets it to hand frames over
+    /// as they come (`sync=false`, `async=false`: it joins a running pipeline without
+    /// prerolling). While another branch feeds the stream, the new one takes over from its
+    /// first keyframe after that one's latest frame (a handover); otherwise subscribers wait
+    /// for its first keyframe.
+    @discardableResult
+    public func attach(to sink: AppSink) throws -> EncodedStreamFeed {
+        if let current = state.withLock({ $0.feed }), current.sink === sink { return current }
+        let feed = try EncodedStreamFeed(sink: sink)
+        try attach(feed)
+        return feed
+    }
+
+    /// Takes the frames that pass `pad` (a sink pad between an encoder and its muxer, whose
+    /// frames are byte-stream access units), as `attach(to:)` does an appsink's.
+    @discardableResult
+    public func attach(tap pad: Pad) throws -> EncodedStreamFeed {
+        let feed = EncodedStreamFeed(tap: pad)
+        try attach(feed)
+        return feed
+    }
+
+    private func attach(_ feed: EncodedStreamFeed) throws {
+        let released = state.withLock { s -> [EncodedStreamFeed] in
+            if s.feed != nil {
+                // Any handover not finished yet gives way to this one.
+                defer { s.handover = Handover(feed: feed) }
+                return s.handover.map { [$0.feed] } ?? []
+            }
+            let old = s.source
+            s.source = .feed(feed)
+            s.latest = nil
             for subscriber in s.subscribers { subscriber.waitForKeyframe() }
-            return s.source
+            if case .relay(let subscription, _)? = old { subscription.cancel() }
+            return []
         }
-        Self.release(old, keeping: sink)
+        for old in released { old.stop() }
+        // Known to the stream before its first frame comes (a new encoder's first keyframe).
+        do {
+            try feed.start { [weak self] feed, buffer, caps in self?.distribute(buffer, caps: caps, from: feed) }
+        } catch {
+            detach(feed)
+            throw error
+        }
     }
 
     /// Takes its frames from `upstream` from now on (a callback subscription on it),
@@ -97,14 +166,19 @@ public final class EncodedStream: Sendable {
     public func relay(from upstream: EncodedStream) {
         if case .relay(_, let current)? = state.withLock({ $0.source }), current === upstream { return }
         let subscription = upstream.subscribe(name: "relay") { [weak self] buffer, caps in
-            self?.distribute(buffer, caps: caps)
+            self?.distribute(buffer, caps: caps, from: nil)
         }
         let old = state.withLock { s in
-            defer { s.source = .relay(subscription, from: upstream) }
+            defer {
+                s.source = .relay(subscription, from: upstream)
+                s.handover = nil
+                s.latest = nil
+            }
             for subscriber in s.subscribers { subscriber.waitForKeyframe() }
-            return s.source
+            return (s.source, s.handover?.feed)
         }
-        Self.release(old, keeping: nil)
+        Self.release(old.0)
+        old.1?.stop()
     }
 
     /// The stream this one relays now; nil when an appsink (or nothing) feeds it.
@@ -112,43 +186,87 @@ public final class EncodedStream: Sendable {
         if case .relay(_, let upstream)? = state.withLock({ $0.source }) { upstream } else { nil }
     }
 
-    /// Ends a relay, if one feeds the stream; an appsink source stays.
+    /// Ends a relay, if one feeds the stream; a feed stays.
     public func stopRelay() {
         let old = state.withLock { s -> Source? in
             guard case .relay? = s.source else { return nil }
             defer { s.source = nil }
             return s.source
         }
-        Self.release(old, keeping: nil)
+        Self.release(old)
     }
 
-    private static func release(_ source: Source?, keeping sink: AppSink?) {
+    private static func release(_ source: Source?) {
         switch source {
-        case .sink(let old)? where old !== sink: old.clearCallbacks()
+        case .feed(let feed)?: feed.stop()
         case .relay(let subscription, _)?: subscription.cancel()
-        default: break
+        case nil: break
         }
     }
 
-    /// Lets go of the appsink (its branch is being removed). Subscribers stay and get
-    /// frames again from the next `attach`.
+    /// Lets go of every feed and relay (their branches are being removed). Subscribers stay
+    /// and get frames again from the next `attach`.
     public func detach() {
         let old = state.withLock { s in
-            defer { s.source = nil }
-            return s.source
+            defer {
+                s.source = nil
+                s.handover = nil
+            }
+            return (s.source, s.handover?.feed)
         }
-        Self.release(old, keeping: nil)
+        Self.release(old.0)
+        old.1?.stop()
     }
 
-    /// Lets go of `sink` if it is still the source; a newer one attached since stays (a
-    /// branch being taken down while its successor already runs).
+    /// Lets go of `sink`'s feed, if it still feeds the stream; a newer one attached since stays
+    /// (a branch being taken down while its successor already runs).
     public func detach(_ sink: AppSink) {
-        state.withLock { s in if s.sink === sink { s.source = nil } }
-        sink.clearCallbacks()
+        let feed = state.withLock { s in [s.feed, s.handover?.feed].compactMap { $0 }.first { $0.sink === sink } }
+        if let feed { detach(feed) } else { sink.clearCallbacks() }
     }
 
-    /// Whether an appsink feeds the stream now.
+    /// Lets go of `feed` (its branch is being removed). A handover under way completes: the
+    /// new feed's waiting frames follow the old one's last, and it is the source from then on.
+    public func detach(_ feed: EncodedStreamFeed) {
+        feed.stop()
+        delivery.withLock { _ in
+            let route = state.withLock { s -> Route in
+                if let handover = s.handover, handover.feed === feed {
+                    s.handover = nil
+                    return .drop
+                }
+                guard s.feed === feed else { return .drop }
+                guard let handover = s.handover else {
+                    s.source = nil
+                    return .drop
+                }
+                // The old feed ends: the new one goes on from its boundary, or from its first
+                // keyframe when none has come yet.
+                s.latest = nil
+                Self.complete(handover, in: &s)
+                return .deliver(handover.waiting, release: nil)
+            }
+            if case .deliver(let frames, _) = route { for (buffer, caps) in frames { deliver(buffer, caps: caps) } }
+        }
+    }
+
+    /// Whether a feed or a relay feeds the stream now.
     public var isAttached: Bool { state.withLock { $0.source != nil } }
+
+    /// Whether a new feed is taking over from the current one now.
+    public var isHandingOver: Bool { state.withLock { $0.handover != nil } }
+
+    /// Waits until no new feed is taking over (at most `limit`): true when none is.
+    public func handoverEnded(within limit: Duration) async -> Bool {
+        let waiter = OneShot<Void>()
+        let under = state.withLock { s in
+            guard s.handover != nil else { return false }
+            s.handoverWaiters.append(waiter)
+            return true
+        }
+        guard under else { return true }
+        return (try? await waiter.value(timeout: limit, what: "the encoded stream's handover")) != nil
+    }
 
     /// Ends every subscription (`.streamClosed`), with end of stream into each appsrc so
     /// its pipeline can finish cleanly, and lets go of the appsink.
@@ -245,25 +363,31 @@ public final class EncodedStream: Sendable {
             state.withLock { $0.statistics.keyframeWishes += 1 }
             return upstream.requestKeyframe()
         }
-        let sink = state.withLock { s -> AppSink? in
+        let feed = state.withLock { s -> EncodedStreamFeed? in
             s.statistics.keyframeWishes += 1
             // No encoder yet (an on-demand one starting): its first frame is a keyframe, and a
             // wish spent on the gate now would hold back the next one (a PLAY right after).
-            guard let sink = s.sink else { return nil }
-            return s.gate.ask(at: now) ? sink : nil
+            // During a handover the feed taking over gets it.
+            guard let feed = s.handover?.feed ?? s.feed else { return nil }
+            return s.gate.ask(at: now) ? feed : nil
         }
-        if let sink { send(to: sink) }
+        if let feed { send(to: feed) }
     }
 
-    /// Sends one force-key-unit event upstream from the appsink's pad: through h264parse
-    /// to x264enc, which makes its next frame an IDR. Sending an upstream event is safe
-    /// from any thread, the streaming thread included: the encoder only notes it.
-    private func send(to sink: AppSink) {
+    /// Sends one force-key-unit event upstream from the feed's pad: through h264parse
+    /// to x264enc, which makes its next frame (or the first at `runningTime`) an IDR. Sending
+    /// an upstream event is safe from any thread, the streaming thread included: the encoder
+    /// only notes it.
+    private func send(to feed: EncodedStreamFeed, at runningTime: ClockTime? = nil) {
         let count = state.withLock { s in
             s.statistics.keyframeRequestsSent += 1
             return UInt32(truncatingIfNeeded: s.statistics.keyframeRequestsSent)
         }
-        sink.staticPad("sink")?.push(.forceKeyUnit(allHeaders: true, count: count))
+        if let runningTime {
+            feed.pad.push(.forceKeyUnitAt(runningTime: runningTime, allHeaders: true, count: count))
+        } else {
+            feed.pad.push(.forceKeyUnit(allHeaders: true, count: count))
+        }
     }
 
     // MARK: Facts
@@ -275,22 +399,78 @@ public final class EncodedStream: Sendable {
 
     // MARK: Streaming thread
 
-    /// One access unit from the appsink, on its streaming thread.
-    private func distribute(_ sample: Sample) {
-        guard let buffer = sample.buffer else { return }
-        distribute(buffer, caps: sample.caps)
+    /// One access unit from a feed (nil: the stream relayed), on its streaming thread.
+    private func distribute(_ buffer: Buffer, caps: Caps?, from feed: EncodedStreamFeed?) {
+        delivery.withLock { _ in
+            switch route(buffer, caps: caps, from: feed) {
+            case .drop: break
+            case .deliver(let frames, let release):
+                release?.stop()
+                for (buffer, caps) in frames { deliver(buffer, caps: caps) }
+            case .ask(let feed, let time): send(to: feed, at: time)
+            }
+        }
     }
 
-    /// One access unit, from the appsink or the stream relayed.
-    private func distribute(_ buffer: Buffer, caps: Caps?) {
+    /// Where a frame goes: to the subscribers from the current source; held, from a feed
+    /// taking over (`Handover`); nowhere, from a feed or relay let go of.
+    private func route(_ buffer: Buffer, caps: Caps?, from feed: EncodedStreamFeed?) -> Route {
+        state.withLock { s -> Route in
+            guard let feed else {
+                if case .relay? = s.source { return .deliver([(buffer, caps)], release: nil) }
+                return .drop
+            }
+            let time = buffer.pts
+            if let current = s.feed, current === feed {
+                if let handover = s.handover, let boundary = handover.boundary, let time, time >= boundary {
+                    // The old feed has reached the new one's first frame: the new one goes on.
+                    Self.complete(handover, in: &s)
+                    return .deliver(handover.waiting, release: current)
+                }
+                if let time { s.latest = time }
+                return .deliver([(buffer, caps)], release: nil)
+            }
+            guard var handover = s.handover, handover.feed === feed else { return .drop }
+            if handover.boundary == nil {
+                guard buffer.isKeyframe else { return .drop }
+                if let latest = s.latest, let time, time <= latest {
+                    // Made before the old feed's latest frame: it cannot follow that frame.
+                    // One a little later, by running time, can.
+                    handover.early += 1
+                    s.handover = handover
+                    return .ask(feed, at: latest + ClockTime(min(handover.early, 10)) * 100_000_000)
+                }
+                handover.boundary = time ?? s.latest ?? 0
+            }
+            handover.waiting.append((buffer, caps))
+            guard handover.waiting.count > maxQueuedBuffers, let old = s.feed else {
+                s.handover = handover
+                return .drop
+            }
+            // The old feed has gone quiet without being detached: the new one goes on.
+            Self.complete(handover, in: &s)
+            return .deliver(handover.waiting, release: old)
+        }
+    }
+
+    /// The new feed is the source from its waiting frames on.
+    private static func complete(_ handover: Handover, in s: inout State) {
+        s.handover = nil
+        s.source = .feed(handover.feed)
+        s.latest = handover.waiting.last?.0.pts ?? s.latest
+        if handover.boundary == nil { for subscriber in s.subscribers { subscriber.waitForKeyframe() } }
+    }
+
+    /// One access unit to the subscribers, in order (`delivery` held).
+    private func deliver(_ buffer: Buffer, caps: Caps?) {
         let isKeyframe = buffer.isKeyframe
         let now = clock.now
-        let (subscribers, resend, sink) = state.withLock { s in
+        let (subscribers, resend, feed) = state.withLock { s in
             s.statistics.frames += 1
             s.statistics.bytes += buffer.size
             if isKeyframe { s.statistics.keyframes += 1 }
             if let caps { s.caps = caps }
-            return (s.subscribers, s.gate.frame(isKeyframe: isKeyframe, at: now), s.sink)
+            return (s.subscribers, s.gate.frame(isKeyframe: isKeyframe, at: now), s.handover?.feed ?? s.feed)
         }
         var someoneWaits = false
         for subscriber in subscribers {
@@ -303,6 +483,6 @@ public final class EncodedStream: Sendable {
         // A subscriber still waiting (joined, fell behind, not yet started) keeps the
         // wish alive; the gate sends it again once the cooldown has passed.
         let send = resend || (someoneWaits && state.withLock { $0.gate.ask(at: now) })
-        if send, let sink { self.send(to: sink) } else if send { relayedStream?.requestKeyframe() }
+        if send, let feed { self.send(to: feed) } else if send { relayedStream?.requestKeyframe() }
     }
 }

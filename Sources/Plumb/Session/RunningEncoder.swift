@@ -20,6 +20,9 @@ public struct RunningEncoder: Sendable, Equatable {
     public var kind: String
     /// A recording's file (`RecordingOutput.url`); nil for other branches.
     public var file: String?
+    /// Whether its frames also feed the main encoding's stream (a recording's encoder that
+    /// runs the main encoding: `RecordingOptions.feeds`).
+    public var feedsMainEncoding = false
 
     public init(element: String, codec: String?, width: Int?, height: Int?, bitrate: Int?, kind: String,
                 file: String?) {
@@ -67,8 +70,12 @@ extension CaptureSession {
     /// The video encoders in the attached branches now, in branch order.
     public var runningEncoders: [RunningEncoder] {
         branches.values.sorted { $0.name < $1.name }.flatMap { branch in
-            let file = (branch.output as? RecordingOutput)?.url.path
-            return branch.bin.allElements.compactMap { RunningEncoder($0, kind: branch.output.kind, file: file) }
+            let recording = branch.output as? RecordingOutput
+            return branch.bin.allElements.compactMap { element in
+                var encoder = RunningEncoder(element, kind: branch.output.kind, file: recording?.url.path)
+                encoder?.feedsMainEncoding = recording?.options.feeds != nil
+                return encoder
+            }
         }
     }
 }
