@@ -72,6 +72,8 @@ actor MainEncoding {
     private var again = false
     /// Whether the preview relays the main encoding now, for `/status` (any thread).
     private nonisolated let sharing = Mutex(false)
+    /// `POST /clip`s taking the main encoding now (`clipEncoding`); read by `/status`.
+    private nonisolated let apiClips = Mutex(0)
     /// The recordings whose encoder runs the main encoding now (`share`).
     private var recordings: Set<ObjectIdentifier> = []
     /// Recordings that said they stopped: a late `recordingFeeds` for one is no news.
@@ -105,6 +107,11 @@ actor MainEncoding {
                                          stopping: { [weak self] id in await self?.recordingStops(id) })
     }
 
+    /// What a `POST /clip` takes for its time: the main encoding, started if nothing runs it.
+    nonisolated var clipEncoding: SessionBackend.ClipEncoding {
+        SessionBackend.ClipEncoding(take: { [self] in await takeForClip() }, release: { [weak self] in await self?.clipReleased() })
+    }
+
     /// Whether the preview's consumers take the main encoding now.
     nonisolated var previewShares: Bool { sharing.withLock { $0 } }
 
@@ -115,7 +122,7 @@ actor MainEncoding {
     /// preview's `previewFeeds` while shared, "whep" while viewers take the turn as metadata).
     nonisolated func feeds(preview previewFeeds: [String]) -> [String] {
         let feeds = (ringOn ? ["ring"] : []) + (clipTakes.withLock { $0 } ? ["event-clip"] : [])
-            + (previewShares ? previewFeeds : [])
+            + (apiClips.withLock { $0 } > 0 ? ["clip"] : []) + (previewShares ? previewFeeds : [])
         return feeds + (unturned.subscriberCount > 0 && !feeds.contains("whep") ? ["whep"] : [])
     }
 
@@ -205,6 +212,26 @@ actor MainEncoding {
         await reconcile()
     }
 
+    // MARK: Clips
+
+    private func takeForClip() async -> (stream: EncodedStream, angle: RotationAngle, encoder: String) {
+        let first = apiClips.withLock { n in
+            n += 1
+            return n == 1
+        }
+        if first { log("encoder: a clip (POST /clip) takes the main encoding") }
+        await reconcile()
+        return (main, angle, recorder.choice.encoder)
+    }
+
+    private func clipReleased() async {
+        let last = apiClips.withLock { n in
+            n = max(0, n - 1)
+            return n == 0
+        }
+        if last { await reconcile() }
+    }
+
     // MARK: Recordings
 
     /// A recording's encoder feeds the main encoding (its first frame is in): once it has
@@ -281,7 +308,7 @@ actor MainEncoding {
         guard let session else { return }
 
         let clip = clipTakes.withLock { $0 }
-        let taken = ringOn || clip || (watched && shares) || metadataWatched
+        let taken = ringOn || clip || apiClips.withLock({ $0 }) > 0 || (watched && shares) || metadataWatched
         // A recording's encoder runs the main encoding: the branch is not needed for it.
         let needed = taken && recordings.isEmpty
         let now = clock.now
@@ -302,6 +329,7 @@ actor MainEncoding {
             do {
                 try await attach(to: session, why: ringOn ? "the pre-record ring"
                                  : clip ? "an event clip ([events] pre-seconds = 0)"
+                                 : apiClips.withLock({ $0 }) > 0 ? "a clip (POST /clip)"
                                  : watched && shares ? "the preview's consumers"
                                  : "WebRTC viewers that take the turn as RTP metadata")
             } catch {

@@ -189,7 +189,8 @@ public actor ServeDaemon {
         let controls = CameraControlKeeper(config: config.camera.controls, publish: publish, log: log)
         self.controls = controls
         let backend = SessionBackend(camera: camera, recorder: recorder, folder: folder, codec: codec, fps: fps,
-                                     location: location, retention: retention, log: log) {
+                                     location: location, retention: retention, clipEncoding: mainEncoding.clipEncoding,
+                                     log: log) {
             var extras = SessionBackend.StatusExtras()
             extras.rtspClients = preview.clientCount
             extras.previewEncoder = mainEncoding.previewShares ? "shared" : previewEncoder.state.rawValue

@@ -2,15 +2,17 @@ import Foundation
 import Synchronization
 import Plumb
 import PlumbLocation
+import PlumbRotation
 
 /// The control API's backend in `plumb serve`: every request is served by the one running
 /// `CaptureSession` (through `CameraSlot`), so stills, clips and recordings come from the
 /// camera that is already open and never open it a second time.
 ///
 /// - A still is the next frame (`takePhoto`), while everything else keeps running.
-/// - A clip is its own short recording on a branch of its own, into a hidden file in the
-///   recordings folder (`.clip-*.mp4`: never listed or served) that the API streams and
-///   deletes; at most `maxClips` at once (409 beyond: each is an encoder on a small board).
+/// - A clip takes the main encoding for its seconds (`ClipEncoding`: no encoder of its own),
+///   or without one is its own short recording on a branch of its own; either way into a
+///   hidden file in the recordings folder (`.clip-*.mp4`: never listed or served) that the
+///   API streams and deletes; at most `maxClips` at once (409 beyond).
 /// - A stop cuts the clips being recorded where they stand (`cutClips`): each is finalized
 ///   and answered, its facts saying it was cut short and why; a clip its client cannot
 ///   take is kept in the recordings folder (`clip-DATE.mp4`) and named in the log.
@@ -33,6 +35,7 @@ public final class SessionBackend: ControlBackend {
     private let inFlight = ClipsInFlight()
     /// Deletes old recordings and says whether there is room for a clip; nil: none.
     private let retention: Retention?
+    private let clipEncoding: ClipEncoding?
 
     public static let maxClips = 2
     /// Clip files in the recordings folder start with this (hidden: never listed or served).
@@ -59,11 +62,19 @@ public final class SessionBackend: ControlBackend {
         public init() {}
     }
 
+    /// The main encoding a clip takes for its time (`MainEncoding.clipEncoding`); nil: each
+    /// clip records with an encoder of its own.
+    public struct ClipEncoding: Sendable {
+        public var take: @Sendable () async -> (stream: EncodedStream, angle: RotationAngle, encoder: String)
+        public var release: @Sendable () async -> Void
+    }
+
     /// `log` gets a line for each clip kept in the folder because its client could not take it.
     public init(camera: CameraSlot, recorder: ContinuousRecorder, folder: RecordingsFolder, codec: VideoCodec,
                 fps: FPSMeter, location: LocationProvider? = nil, retention: Retention? = nil,
-                log: @escaping @Sendable (String) -> Void = { _ in },
+                clipEncoding: ClipEncoding? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
                 extras: @escaping @Sendable () -> StatusExtras) {
+        self.clipEncoding = clipEncoding
         self.retention = retention
         self.camera = camera
         self.recorder = recorder
@@ -138,40 +149,53 @@ public final class SessionBackend: ControlBackend {
         // Kept from retention until delivered (a clip kept in the folder is complete by then).
         let registration = retention?.inUse.register(path: url.path)
         defer { if !handedOver { registration?.done() } }
-        let recording: Recording
+        // Whole frames: N seconds at the session's rate.
+        let format = await session.format
+        let wanted = max(1, Int((Double(seconds) * format.rate.perSecond).rounded()))
+        let clip: any ClipTake
         do {
-            var options = RecordingOptions()
-            if let location { options.location = { location.current() } }
-            recording = try await session.startRecording(to: url, codec: codec, options: options)
+            if let encoding = clipEncoding {
+                // The main encoding, taken for the clip's time: no encoder of its own.
+                let taken = await encoding.take()
+                do {
+                    clip = try SharedClip(EncodedClip(stream: taken.stream, url: url, codec: codec, encoder: taken.encoder,
+                                                      size: format.size, frames: wanted, angle: taken.angle,
+                                                      location: location?.current()), release: encoding.release)
+                } catch {
+                    await encoding.release()
+                    throw error
+                }
+            } else {
+                var options = RecordingOptions()
+                if let location { options.location = { location.current() } }
+                clip = try await session.startRecording(to: url, codec: codec, options: options)
+            }
         } catch {
             throw APIError.from(error)
         }
         do {
-            // Whole frames: N seconds at the session's rate, counted at the muxer. A stop cuts
-            // the clip where it stands (once it has a frame); a branch that ended early is
-            // reported by `stop()`.
-            let rate = await session.format.rate.perSecond
-            let wanted = max(1, Int((Double(seconds) * rate).rounded()))
+            // Counted as written. A stop cuts the clip where it stands (once it has a frame);
+            // a clip that ended early is reported by `finalize()`.
             let deadline = ContinuousClock.now + .seconds(seconds + 10)
-            // Woken (and the conditions read again) by every frame and file end of the
-            // recording, by a stop's cut and at the deadline.
+            // Woken (and the conditions read again) by every frame and end of the clip, by a
+            // stop's cut and at the deadline.
             let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            let frameWatch = recording.watch { wake.yield() }
+            let frameWatch = clip.watch { wake.yield() }
             let cutWatch = inFlight.watchCut { wake.yield() }
             let timer = Task {
                 try? await Task.sleep(until: deadline)
                 wake.yield()
             }
             defer {
-                recording.unwatch(frameWatch)
+                clip.unwatch(frameWatch)
                 inFlight.unwatchCut(cutWatch)
                 timer.cancel()
                 wake.finish()
             }
             var woken = wakes.makeAsyncIterator()
             var cut: String?
-            while recording.progress.frames < wanted, recording.output.finished.result == nil {
-                if let reason = inFlight.cutReason, recording.progress.frames > 0 {
+            while clip.frames < wanted, !clip.ended {
+                if let reason = inFlight.cutReason, clip.frames > 0 {
                     cut = reason
                     break
                 }
@@ -181,41 +205,40 @@ public final class SessionBackend: ControlBackend {
                 _ = await woken.next()
                 try Task.checkCancellation()  // the client went away, or the server stops
             }
-            var facts = try await Self.finalize(recording)
+            var facts = try await clip.finalize()
             facts.file = "clip-" + facts.startedAt.replacingOccurrences(of: ":", with: "-") + ".mp4"
             if let cut { facts.cutShort = "\(cut): \(facts.seconds) s of the \(seconds) s asked for" }
-            let clip = CapturedClip(path: url.path, facts: facts) { [self, facts] delivered in
+            let answer = CapturedClip(path: url.path, facts: facts) { [self, facts] delivered in
                 clipSent(path: url.path, facts: facts, delivered: delivered)
                 registration?.done()
             }
             handedOver = true
-            return clip
-        } catch where StorageFailure.failed(recording) {
+            return answer
+        } catch where clip.storageFailed {
             // A full disk (or a failing card) ended the clip: what it holds plays, and is
             // answered, saying why it is short; nothing playable: 507.
             retention?.run(because: "a write error")
-            if var facts = recording.factsAfterFailure, facts.frames > 0 {
+            if var facts = clip.factsAfterFailure, facts.frames > 0 {
                 facts.file = "clip-" + facts.startedAt.replacingOccurrences(of: ":", with: "-") + ".mp4"
                 facts.cutShort = "\(facts.error ?? "\(error)"): \(facts.seconds) s of the \(seconds) s asked for"
-                let clip = CapturedClip(path: url.path, facts: facts) { [self, facts] delivered in
+                let answer = CapturedClip(path: url.path, facts: facts) { [self, facts] delivered in
                     clipSent(path: url.path, facts: facts, delivered: delivered)
                     registration?.done()
                 }
                 handedOver = true
-                return clip
+                return answer
             }
             try? FileManager.default.removeItem(at: url)
             throw APIError.insufficientStorage("the clip could not be written: \(error)")
         } catch {
             // Cancelled (the client left, or the server stops) or failed: nothing is kept,
             // unless a stop had cut the clip: then what it holds is kept in the folder.
-            if let reason = inFlight.cutReason, recording.progress.frames > 0,
-               var facts = try? await Self.finalize(recording) {
+            if let reason = inFlight.cutReason, clip.frames > 0, var facts = try? await clip.finalize() {
                 facts.cutShort = "\(reason): \(facts.seconds) s of the \(seconds) s asked for"
                 keep(clip: url.path, facts: facts,
                      because: error is CancellationError ? "its client went away" : "it could not be answered: \(error)")
             } else {
-                _ = try? await Self.finalize(recording)
+                _ = try? await clip.finalize()
                 try? FileManager.default.removeItem(at: url)
             }
             throw APIError.from(error)
@@ -233,12 +256,6 @@ public final class SessionBackend: ControlBackend {
     /// still taking one (stopping the HTTP server then keeps it in the folder).
     public func waitForClips(limit: Duration) async -> Bool {
         await inFlight.waitUntilDone(limit: limit)
-    }
-
-    /// Stops the clip's recording and waits for its file, whatever happens to the task that
-    /// asked: a cancelled wait would leave the file unfinished.
-    private static func finalize(_ recording: Recording) async throws -> RecordingFacts {
-        try await Task { try await recording.stop() }.value
     }
 
     /// The end of a clip's answer: a clip its client got is deleted; one it did not get is

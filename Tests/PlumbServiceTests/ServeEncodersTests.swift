@@ -143,10 +143,11 @@ final class ServeEncodersTests: XCTestCase {
         await daemon.shutdown()
     }
 
-    /// A continuous recording and a `POST /clip` each run an encoder of their own while they
-    /// record (not shared yet): `running_encoders` tells them apart by what they feed,
-    /// "recording" and "clip", and the clip's goes when its answer is made.
-    func testARecordingAndAClipEachListWhatTheirEncoderFeeds() async throws {
+    /// A continuous recording and a `POST /clip` share one encoder (issue 26): the recording's
+    /// runs the main encoding and the clip takes it, "recording,clip" while it records, and
+    /// "recording" again once it is answered. The clip is a whole MP4 an outside reader plays
+    /// from a keyframe, with the frames its facts say.
+    func testARecordingAndAClipShareOneEncoder() async throws {
         let dir = try temporaryDirectory(self)
         let lines = ServeDaemonTests.Lines()
         var config = ServeDaemonTests.config(folder: dir)
@@ -154,17 +155,51 @@ final class ServeEncodersTests: XCTestCase {
         let daemon = try ServeDaemon(config: config, choices: try ServeChoices.resolve(config), log: lines.add)
         do {
             let http = try await daemon.start().http.httpURL
-            let recording = "x264enc h264 320x240: recording", clip = "x264enc h264 320x240: clip"
+            let recording = "x264enc h264 320x240: recording"
             let started = try await Self.waitForRunning(http, [recording])
             XCTAssertEqual(started, [recording], "\(lines.all)")
-            let answer = Task { try await ServiceClient.curl(["-X", "POST", http + "/clip?seconds=3"]) }
-            let both = try await Self.waitForRunning(http, [clip, recording])
+            let file = dir.appendingPathComponent("answer.mp4").path
+            let answer = Task { try await ServiceClient.curl(["-X", "POST", http + "/clip?seconds=3"], output: file) }
+            let both = try await Self.waitForRunning(http, ["x264enc h264 320x240: recording,clip"])
             let response = try await answer.value
-            XCTAssertEqual(both, [clip, recording], "\(lines.all)")
+            XCTAssertEqual(both, ["x264enc h264 320x240: recording,clip"], "\(lines.all)")
             XCTAssertEqual(response.status, 200, String(response.text.prefix(300)))
             XCTAssertEqual(response.headers["content-type"], "video/mp4")
+            let facts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((response.headers["x-plumb-clip"] ?? "").utf8))
+                                      as? [String: Any], "\(response.headers)")
+            XCTAssertEqual(facts["encoder"] as? String, "x264enc")
+            XCTAssertEqual(facts["frames"] as? Int, 90, "\(facts)")
+            XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(file), 90)
+            XCTAssertEqual(try ffprobeFirstFrameIsKey(file), true)
+            let decode = try PlumbProcess.run(PlumbProcess.tool("ffmpeg"), ["-nostdin", "-v", "warning", "-i", file, "-f", "null", "-"])
+            XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", "the clip decodes clean")
             let after = try await Self.waitForRunning(http, [recording])
-            XCTAssertEqual(after, [recording], "the clip's encoder gone: \(lines.all)")
+            XCTAssertEqual(after, [recording], "the clip let go: \(lines.all)")
+        } catch {
+            await daemon.shutdown()
+            throw error
+        }
+        await daemon.shutdown()
+    }
+
+    /// With nothing else running (no ring, no recording, no preview consumer), a `POST /clip`
+    /// starts the main encoding for its time: one encoder feeding "clip".
+    func testAClipAloneStartsTheMainEncodingForItsTime() async throws {
+        let dir = try temporaryDirectory(self)
+        let lines = ServeDaemonTests.Lines()
+        let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
+        let http = addresses.http.httpURL
+        do {
+            let idle = try await Self.running(http)
+            XCTAssertEqual(idle, [], "\(lines.all)")
+            let file = dir.appendingPathComponent("answer.mp4").path
+            let answer = Task { try await ServiceClient.curl(["-X", "POST", http + "/clip?seconds=2"], output: file) }
+            let taken = try await Self.waitForRunning(http, ["x264enc h264 320x240: clip"])
+            XCTAssertEqual(taken, ["x264enc h264 320x240: clip"], "\(lines.all)")
+            let response = try await answer.value
+            XCTAssertEqual(response.status, 200, String(response.text.prefix(300)))
+            XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(file), 60)
+            XCTAssertTrue(lines.contains("runs the main encoding for a clip (POST /clip)"), "\(lines.all)")
         } catch {
             await daemon.shutdown()
             throw error

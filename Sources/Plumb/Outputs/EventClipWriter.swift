@@ -19,7 +19,9 @@ final class EventClipWriter: Sendable {
     private let source: AppSrc
     private let runner: PipelineRunner
 
-    init(temporary: URL, target: URL, codec: VideoCodec, angle: RotationAngle, matrixWriter: (any TrackMatrixWriter)?) throws {
+    /// `location`: where the clip starts, written into every movie header (nil: none).
+    init(temporary: URL, target: URL, codec: VideoCodec, angle: RotationAngle, matrixWriter: (any TrackMatrixWriter)?,
+         location: MP4LocationWriter? = nil) throws {
         self.temporary = temporary
         self.target = target
         pipeline = try Pipeline(name: "event-clip")
@@ -48,6 +50,7 @@ final class EventClipWriter: Sendable {
             // A clip without its matrix is still a clip; the facts carry the angle.
             try? matrixWriter.install(on: pad, angle: angle)
         }
+        try location?.install(on: mux)
         runner = PipelineRunner(pipeline: pipeline)
         do {
             try pipeline.setState(.playing)
