@@ -153,7 +153,9 @@ public final class EncodedStream: Sendable {
         for old in released { old.stop() }
         // Known to the stream before its first frame comes (a new encoder's first keyframe).
         do {
-            try feed.start { [weak self] feed, buffer, caps in self?.distribute(buffer, caps: caps, from: feed) }
+            // A branch that drained hands over at once, not when it is taken down.
+            try feed.start({ [weak self] feed, buffer, caps in self?.distribute(buffer, caps: caps, from: feed) },
+                           ended: { [weak self] feed in self?.detach(feed) })
         } catch {
             detach(feed)
             throw error

@@ -24,8 +24,10 @@ public final class EncodedStreamFeed: Sendable {
         sink = nil
     }
 
-    /// Hands each frame to `deliver` from now on.
-    func start(_ deliver: @escaping @Sendable (EncodedStreamFeed, Buffer, Caps?) -> Void) throws {
+    /// Hands each frame to `deliver` from now on; a tapped pad's end of stream (its branch
+    /// drained: no frame will follow) to `ended`.
+    func start(_ deliver: @escaping @Sendable (EncodedStreamFeed, Buffer, Caps?) -> Void,
+               ended: @escaping @Sendable (EncodedStreamFeed) -> Void) throws {
         if let sink {
             try sink.set("sync", false)
             try sink.set("async", false)
@@ -36,8 +38,13 @@ public final class EncodedStreamFeed: Sendable {
             }
             return
         }
-        let id = pad.addProbe(.buffer) { [weak self] pad, info in
-            if let self, let buffer = info.retainedBuffer { deliver(self, self.onRunningTime(buffer), pad.currentCaps) }
+        let id = pad.addProbe([.buffer, .eventDownstream]) { [weak self] pad, info in
+            guard let self else { return .ok }
+            if let buffer = info.retainedBuffer {
+                deliver(self, self.onRunningTime(buffer), pad.currentCaps)
+            } else if info.isEOS {
+                ended(self)
+            }
             return .ok
         }
         probe.withLock { $0 = id }
