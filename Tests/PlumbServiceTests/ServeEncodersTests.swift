@@ -153,7 +153,7 @@ final class ServeEncodersTests: XCTestCase {
         var config = ServeDaemonTests.config(folder: dir)
         config.events.preSeconds = 0
         let daemon = try ServeDaemon(config: config, choices: try ServeChoices.resolve(config), log: lines.add)
-        do {
+        try await Self.shuttingDown(daemon) {
             let http = try await daemon.start().http.httpURL
             let recording = "x264enc h264 320x240: recording"
             let started = try await Self.waitForRunning(http, [recording])
@@ -175,11 +175,7 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", "the clip decodes clean")
             let after = try await Self.waitForRunning(http, [recording])
             XCTAssertEqual(after, [recording], "the clip let go: \(lines.all)")
-        } catch {
-            await daemon.shutdown()
-            throw error
         }
-        await daemon.shutdown()
     }
 
     /// With nothing else running (no ring, no recording, no preview consumer), a `POST /clip`
@@ -189,7 +185,7 @@ final class ServeEncodersTests: XCTestCase {
         let lines = ServeDaemonTests.Lines()
         let (daemon, addresses) = try await Self.start(preSeconds: 0, folder: dir, lines: lines)
         let http = addresses.http.httpURL
-        do {
+        try await Self.shuttingDown(daemon) {
             let idle = try await Self.running(http)
             XCTAssertEqual(idle, [], "\(lines.all)")
             let file = dir.appendingPathComponent("answer.mp4").path
@@ -200,6 +196,13 @@ final class ServeEncodersTests: XCTestCase {
             XCTAssertEqual(response.status, 200, String(response.text.prefix(300)))
             XCTAssertEqual(try IndependentReaders.ffprobeFrameCount(file), 60)
             XCTAssertTrue(lines.contains("runs the main encoding for a clip (POST /clip)"), "\(lines.all)")
+        }
+    }
+
+    /// Runs `body`, then shuts the daemon down, also when it throws.
+    static func shuttingDown(_ daemon: ServeDaemon, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
         } catch {
             await daemon.shutdown()
             throw error
