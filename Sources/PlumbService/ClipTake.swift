@@ -1,5 +1,4 @@
 import Plumb
-import PlumbDescription
 import Synchronization
 
 /// What a `POST /clip` records with: a clip of the main encoding (`SharedClip`), or a short
@@ -33,7 +32,7 @@ extension Recording: ClipTake {
 final class SharedClip: ClipTake {
     let clip: EncodedClip
     private let release: @Sendable () async -> Void
-    private let outcome = OneShot<(facts: RecordingFacts, failure: PipelineFailure?)>()
+    private let outcome = OneShot<(facts: RecordingFacts, error: CaptureError?)>()
     private let finishing = Mutex(false)
 
     init(_ clip: EncodedClip, release: @escaping @Sendable () async -> Void) {
@@ -60,17 +59,14 @@ final class SharedClip: ClipTake {
             }
         }
         let result = try await outcome.value()
-        if let failure = result.failure {
-            throw failure.diskFull ? CaptureError.storageFull(output: "clip", path: clip.url.path, failure)
-                : CaptureError.pipeline(failure)
-        }
+        if let error = result.error { throw error }
         return result.facts
     }
 
-    var storageFailed: Bool { outcome.result.map { (try? $0.get())?.failure?.diskFull ?? false } ?? false }
+    var storageFailed: Bool { outcome.result.map { (try? $0.get())?.error?.isStorageFailure ?? false } ?? false }
 
     var factsAfterFailure: RecordingFacts? {
-        guard case .success(let result)? = outcome.result, result.failure != nil else { return nil }
+        guard case .success(let result)? = outcome.result, result.error != nil else { return nil }
         return result.facts
     }
 }

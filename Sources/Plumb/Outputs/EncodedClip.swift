@@ -112,8 +112,9 @@ public final class EncodedClip: Sendable {
         writer.end()
     }
 
-    /// Waits until the file is finished: its facts, and why it failed (a full disk ...), if it did.
-    public func finish() async -> (facts: RecordingFacts, failure: PipelineFailure?) {
+    /// Waits until the file is finished: its facts, and why it failed (`storageFull` for a
+    /// full disk, `pipeline` otherwise), if it did.
+    public func finish() async -> (facts: RecordingFacts, error: CaptureError?) {
         let ended = state.withLock { s in
             defer { s.ended = true }
             return s.ended
@@ -131,9 +132,8 @@ public final class EncodedClip: Sendable {
                                    startedAt: s.firstDate.iso8601Milliseconds, orientation: angle.degrees, file: url.path)
         facts.clockSynchronized = s.clockSynchronized
         if let location, location.statistics.headers > 0 { facts.set(location.location) }
-        if let failure {
-            facts.error = failure.diskFull ? "No space left on device: cannot write \(url.path)" : "\(failure)"
-        }
-        return (facts, failure)
+        guard let failure else { return (facts, nil) }
+        facts.error = failure.diskFull ? "No space left on device: cannot write \(url.path)" : "\(failure)"
+        return (facts, failure.diskFull ? .storageFull(output: "clip", path: url.path, failure) : .pipeline(failure))
     }
 }
