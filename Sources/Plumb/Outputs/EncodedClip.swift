@@ -50,6 +50,8 @@ public final class EncodedClip: Sendable {
         self.location = location.flatMap { $0.isValid ? MP4LocationWriter(location: $0) : nil }
         writer = try EventClipWriter(temporary: url, target: url, codec: codec, angle: angle,
                                      matrixWriter: MP4MatrixWriter(), location: self.location)
+        // A write that fails (a full disk) ends the clip there, not after its seconds.
+        writer.follow { [weak self] in self?.cut() }
         let taken = stream.subscribe(name: "clip") { [weak self] buffer, caps in self?.take(buffer, caps: caps) }
         subscription.withLock { $0 = taken }
     }

@@ -3,6 +3,7 @@ import GStreamer
 import PlumbDescription
 import PlumbMedia
 import PlumbRotation
+import Synchronization
 
 /// One event clip's file: `appsrc ! mp4mux ! filesink` in a pipeline of its own, fed with
 /// already-encoded frames (from the pre-record ring, then live), written under a hidden
@@ -18,6 +19,8 @@ final class EventClipWriter: Sendable {
     private let pipeline: Pipeline
     private let source: AppSrc
     private let runner: PipelineRunner
+    /// The pipeline followed from `follow(onFailure:)` on, rather than from `finish()`.
+    private let running = Mutex<Task<PipelineRunner.Outcome, Never>?>(nil)
 
     /// `location`: where the clip starts, written into every movie header (nil: none).
     init(temporary: URL, target: URL, codec: VideoCodec, angle: RotationAngle, matrixWriter: (any TrackMatrixWriter)?,
@@ -67,6 +70,18 @@ final class EventClipWriter: Sendable {
         (try? source.push(Sample(buffer: buffer.retimed(pts: time, dts: time), caps: caps))) != nil
     }
 
+    /// Follows the pipeline from now on (not only from `finish()`): `onFailure` hears of an
+    /// error as it happens (a full disk), on a task of its own.
+    func follow(onFailure: @escaping @Sendable () -> Void) {
+        let runner = self.runner
+        let task = Task {
+            let outcome = await runner.run()
+            if case .failed = outcome { onFailure() }
+            return outcome
+        }
+        running.withLock { $0 = task }
+    }
+
     /// No more frames: the muxer finishes the file once it has written what it holds.
     func end() { try? source.endOfStream() }
 
@@ -74,7 +89,8 @@ final class EventClipWriter: Sendable {
     /// to its real name — a failed one too when it holds anything (the start-up repair saves
     /// what it can; the listing shows only files with a movie header).
     func finish() async -> PipelineFailure? {
-        let outcome = await runner.run()
+        let followed = running.withLock { $0 }
+        let outcome = if let followed { await followed.value } else { await runner.run() }
         let failure: PipelineFailure? = switch outcome {
         case .finished: nil
         case .failed(let error): error
