@@ -9,17 +9,17 @@ import PlumbMedia
 /// `plumb serve`: one process that owns the camera and serves everyone from it.
 ///
 /// ```
-///                                  ┌─ MainEncodingOutput ─> main EncodedStream ─┬─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
-///                                  │   (recording quality, 1 s GOP)            └─> the preview stream, while upright and H.264
+///                                  ┌─ MainEncodingOutput ───────┐  while nothing records
+///                                  ├─ RecordingOutput ───────────┴─> main EncodedStream ─┬─> EventRecorder (pre-record ring; event clips: /event, SIGUSR2)
+///                                  │   (ContinuousRecorder: /recording, segments;        ├─> EncodedClip (clips: /clip)
+///                                  │    its encoder feeds main while it records)         └─> the preview stream, while upright and H.264
 ///                                  ├─ EncodedPreviewOutput (turned) ─> turned EncodedStream ─> the preview stream, otherwise
 /// camera ─> CaptureSession (tee) ──┼─ PhotoOutput (stills: /photo, SIGUSR1)
-///                                  ├─ RecordingOutput (ContinuousRecorder: /recording, [recording] continuous, segments)
-///                                  ├─ RecordingOutput (clips: /clip)
 ///                                  ├─ ScanOutput ─> ScanService ([scan]: barcode events, /scans)
 ///                                  └─ MotionOutput ─> MotionService ([motion]: motion events, /status, event clip triggers)
 /// preview EncodedStream (relays one of the two) ─> RTSPPreview (any number of consumers), WHEPPreview, RTSPPublisher ([publish] url)
 /// unturned EncodedStream (relays main, whatever the angle) ─> WHEPPreview's viewers that take the turn as RTP metadata (CVO)
-/// MainEncoding ─> the main branch attached while the ring, an event clip (pre-seconds = 0), an upright preview consumer or a CVO viewer takes it; the preview relays it or the turned one
+/// MainEncoding ─> the main branch attached while the ring, an event clip (pre-seconds = 0), a /clip, an upright preview consumer or a CVO viewer takes it and no recording feeds main; the preview relays it or the turned one
 /// OnDemandPreview ─> the turned preview branch attached only while the preview relays it (5 s linger)
 /// RotationObserver ─> angles ─> the session follows them (preview turned, stills/recordings tagged); /events
 /// Retention ─> deletes the oldest recordings to keep [recording] max-bytes, min-free-bytes, max-age (never FilesInUse)
