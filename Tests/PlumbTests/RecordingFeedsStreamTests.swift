@@ -78,6 +78,10 @@ final class RecordingFeedsStreamTests: XCTestCase {
         await frames(15)
         try await session.detach(again)
 
+        let statistics = stream.statistics
+        print("stream: \(statistics.handovers) handovers, \(statistics.handoverKeyframesTooEarly) keyframes too early, "
+              + "\(statistics.keyframes) keyframes of \(statistics.frames) frames")
+        XCTAssertEqual(statistics.handovers, 3, "main branch -> recording -> its next segment -> main branch")
         let got = collector.frames.withLock { $0 }
         XCTAssertEqual(got.first?.keyframe, true, "the stream starts on a keyframe")
         // One frame every 1/30 s from the first to the last: none lost, none doubled.

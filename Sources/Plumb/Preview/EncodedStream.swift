@@ -31,6 +31,11 @@ public final class EncodedStream: Sendable {
         public var keyframeWishes = 0
         /// Force-key-unit events actually sent upstream to the encoder (the gate's output).
         public var keyframeRequestsSent = 0
+        /// Handovers completed (a feed took over from another).
+        public var handovers = 0
+        /// Keyframes of a feed taking over that came before the old feed's latest frame (it
+        /// was asked for one at a later running time).
+        public var handoverKeyframesTooEarly = 0
     }
 
     /// Where the frames come from: an encoder branch (its appsink, or a recording's tapped
@@ -439,6 +444,7 @@ public final class EncodedStream: Sendable {
                     // Made before the old feed's latest frame: it cannot follow that frame.
                     // One a little later, by running time, can.
                     handover.early += 1
+                    s.statistics.handoverKeyframesTooEarly += 1
                     s.handover = handover
                     return .ask(feed, at: latest + ClockTime(min(handover.early, 10)) * 100_000_000)
                 }
@@ -458,6 +464,7 @@ public final class EncodedStream: Sendable {
     /// The new feed is the source from its waiting frames on.
     private static func complete(_ handover: Handover, in s: inout State) {
         s.handover = nil
+        s.statistics.handovers += 1
         s.source = .feed(handover.feed)
         s.latest = handover.waiting.last?.0.pts ?? s.latest
         if handover.boundary == nil { for subscriber in s.subscribers { subscriber.waitForKeyframe() } }
