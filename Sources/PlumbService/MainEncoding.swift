@@ -307,8 +307,8 @@ actor MainEncoding {
         }
         guard let session else { return }
 
-        let clip = clipTakes.withLock { $0 }
-        let taken = ringOn || clip || apiClips.withLock({ $0 }) > 0 || (watched && shares) || metadataWatched
+        let clip = clipTakes.withLock { $0 }, apiClip = apiClips.withLock { $0 } > 0
+        let taken = ringOn || clip || apiClip || (watched && shares) || metadataWatched
         // A recording's encoder runs the main encoding: the branch is not needed for it.
         let needed = taken && recordings.isEmpty
         let now = clock.now
@@ -329,7 +329,7 @@ actor MainEncoding {
             do {
                 try await attach(to: session, why: ringOn ? "the pre-record ring"
                                  : clip ? "an event clip ([events] pre-seconds = 0)"
-                                 : apiClips.withLock({ $0 }) > 0 ? "a clip (POST /clip)"
+                                 : apiClip ? "a clip (POST /clip)"
                                  : watched && shares ? "the preview's consumers"
                                  : "WebRTC viewers that take the turn as RTP metadata")
             } catch {

@@ -43,6 +43,12 @@ public protocol CaptureOutput: AnyObject, Sendable {
     /// Called on the session's executor after the branch has been drained and removed;
     /// `error` says why when it failed or could not be drained.
     func didDetach(error: (any Error)?)
+
+    /// Called on the session's executor when the branch was built (`build` may have run) but
+    /// taken out before any frame passed into it: its build failed, or a file swap did not
+    /// come. The output lets go of what its build handed out (an encoded stream's feed). The
+    /// default does nothing.
+    func didDiscard()
 }
 
 /// The two ends of an output's elements.
@@ -65,4 +71,5 @@ extension CaptureOutput {
     public var usesPreviewAngle: Bool { false }
     public func didAttach(requestTime: ClockTime?) {}
     public func didDetach(error: (any Error)?) {}
+    public func didDiscard() {}
 }

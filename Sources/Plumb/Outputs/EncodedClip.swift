@@ -127,8 +127,8 @@ public final class EncodedClip: Sendable {
         var frames = s.frames
         if failure != nil { frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0 }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        let seconds = frames == s.frames ? Double(s.lastEnd - (s.first ?? s.lastEnd)) / 1e9
-            : Double(frames) * Double(s.lastEnd - (s.first ?? s.lastEnd)) / 1e9 / Double(max(1, s.frames))
+        // The frames written span first ... lastEnd; a file that failed holds fewer of them.
+        let seconds = Double(frames) * Double(s.lastEnd - (s.first ?? s.lastEnd)) / 1e9 / Double(max(1, s.frames))
         var facts = RecordingFacts(codec: codec.rawValue, encoder: encoder, width: size.width, height: size.height,
                                    seconds: (seconds * 1000).rounded() / 1000, frames: frames, bytes: bytes,
                                    startedAt: s.firstDate.iso8601Milliseconds, orientation: angle.degrees, file: url.path)

@@ -56,12 +56,18 @@ public final class EncodedPreviewOutput: CaptureOutput {
         if let error, let choice = encoderChoice {
             EncoderHealth.branchFailed(encoder: choice.encoder, element: "preview_encoder", error: error)
         }
-        // Only its own sink: a successor may already feed the stream (`OnDemandPreview`).
+        stopFeeding()
+        onDetach?(error)
+    }
+
+    public func didDiscard() { stopFeeding() }
+
+    /// Only its own sink leaves the stream: a successor may already feed it (`OnDemandPreview`).
+    private func stopFeeding() {
         let branch = state.withLock { s in
             defer { s.branch = nil }  // the branch is gone: let go of its elements
             return s.branch
         }
         if let branch { stream.detach(branch.sink) }
-        onDetach?(error)
     }
 }

@@ -59,13 +59,20 @@ public final class MainEncodingOutput: CaptureOutput {
 
     public func apply(rotation: RotationAngle) { onAngle(rotation) }
 
-    public func didDetach(error: (any Error)?) {
-        if let error { EncoderHealth.branchFailed(encoder: choice.encoder, element: "main_encoder", error: error) }
+    /// Its appsink no longer feeds the stream.
+    private func stopFeeding() {
         let appsink = sink.withLock { s in
             defer { s = nil }
             return s
         }
         if let appsink { stream.detach(appsink) }
+    }
+
+    public func didDiscard() { stopFeeding() }
+
+    public func didDetach(error: (any Error)?) {
+        if let error { EncoderHealth.branchFailed(encoder: choice.encoder, element: "main_encoder", error: error) }
+        stopFeeding()
         onDetach(error)
     }
 }

@@ -164,12 +164,11 @@ public final class RecordingOutput: CaptureOutput {
         // take (byte-stream, the parameter sets in every keyframe); the muxer's parser then
         // makes them what mp4mux takes.
         let tap = try options.feeds.map { _ in
-            (parser: try Element(factory: choice.parser, name: "stream-parser"),
-             caps: try Element(factory: "capsfilter", name: "stream-caps"))
-        }
-        if let tap {
-            try tap.parser.set("config-interval", Int32(-1))
-            try tap.caps.set("caps", try Caps(MainEncodingOutput.caps(for: choice.codec)))
+            let parser = try Element(factory: choice.parser, name: "stream-parser")
+            try parser.set("config-interval", Int32(-1))
+            let caps = try Element(factory: "capsfilter", name: "stream-caps")
+            try caps.set("caps", try Caps(MainEncodingOutput.caps(for: choice.codec)))
+            return (parser: parser, caps: caps)
         }
         let mux = try Element(factory: "mp4mux", name: "mux")
         if let mode = options.container.fragmentMode {
@@ -331,11 +330,12 @@ public final class RecordingOutput: CaptureOutput {
         state.withLock { $0.stage.attached() }?.encoderSource.send(.forceKeyUnit(allHeaders: true, count: 0))
     }
 
-    /// Its frames no longer feed `RecordingOptions.feeds` (the branch is gone, or was never
-    /// linked); a handover to the next segment completes.
-    func stopFeeding() {
+    /// Its frames no longer feed `RecordingOptions.feeds`: a handover to the next segment completes.
+    private func stopFeeding() {
         if let (stream, feed) = feed.withLock({ f in defer { f = nil }; return f }) { stream.detach(feed) }
     }
+
+    public func didDiscard() { stopFeeding() }
 
     public func didDetach(error: (any Error)?) {
         stopFeeding()

@@ -645,7 +645,7 @@ public actor CaptureSession {
         }
         head.discard(from: pipeline)
         if spare == nil { spare = try? makeHead() }
-        (output as? RecordingOutput)?.stopFeeding()
+        output.didDiscard()
         Self.removeUnrecorded(output)
     }
 
