@@ -32,7 +32,7 @@ DEB_PACKAGES = \
 	python3-matplotlib \
 	qemu-system-x86 linux-image-amd64 busybox-static v4l-utils iio-sensor-proxy udev kmod usbip
 
-.PHONY: all deps build test test-kernel test-venv test-trixie run bench install uninstall clean
+.PHONY: all deps build test test-kernel test-venv test-trixie run bench order install uninstall clean
 
 all: build
 
@@ -98,6 +98,20 @@ run: build
 bench: deps test-venv
 	$(SWIFT) build -c release
 	bash bench/run.sh .build/release/plumb
+
+# Records the functions the common jobs run (valgrind's callgrind) into
+# linker/symbol-order.txt, the order the linker lays them out in (Package.swift): re-run it
+# when those jobs run much new code, then rebuild. Not part of build or test.
+ORDER_PACKAGES = valgrind
+order: deps
+	@missing=$$(for p in $(ORDER_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		$(SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $$missing >/dev/null; \
+	fi
+	$(SWIFT) build -c release
+	bash linker/order-symbols.sh .build/release
 
 # DESTDIR stages the files (packaging); the config is installed once and never replaced.
 install: build

@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// This manifest's folder: the linker is handed the order file by its full path.
+let packageRoot = String(#filePath.dropLast("/Package.swift".count))
+
 /// The executables carry the Swift runtime and Foundation linked in (`-static-stdlib`):
 /// only the parts they use are mapped, instead of every page of libswiftCore, libFoundation*
 /// and ICU the dynamic libraries bring (issue 26: about 6 MiB less resident per process).
@@ -9,9 +12,19 @@ import PackageDescription
 /// glibc 2.36 reads): the loader reads 15 KiB of relocations instead of gold's 1.8 MiB of
 /// `.rela.dyn`, and lld keeps read-only data out of the code's pages: about 1.4 MiB less
 /// resident (issue 26, bench/README.md).
+///
+/// The functions a run executes are laid out together, in the order of
+/// `linker/symbol-order.txt` (`make order` records them): the kernel maps a program's code
+/// 64 KiB around each page it touches, so code scattered over 17 MiB of text made 8 MiB of it
+/// resident; gathered, 4. Our own modules are compiled with a section per function so that
+/// the linker can move them one by one. `--no-export-dynamic`: nothing loads symbols from the
+/// executable, and every library's symbol lookup went through its 0.5 MiB table first.
 let staticSwift: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
                                                   "-l_FoundationCShims", "-l_FoundationCollections",
-                                                  "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
+                                                  "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                                                  "-Xlinker", "--no-export-dynamic",
+                                                  "-Xlinker", "--symbol-ordering-file=\(packageRoot)/linker/symbol-order.txt",
+                                                  "-Xlinker", "--no-warn-symbol-ordering"])]
 
 let package = Package(
     name: "Plumb",
@@ -44,8 +57,9 @@ let package = Package(
             pkgConfig: "libsoup-3.0",
             providers: [.apt(["libsoup-3.0-dev"])]
         ),
-        // zbar's barcode decoder (the library GStreamer's zbar element wraps), for scanning.
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // zbar's barcode decoder (the library GStreamer's zbar element wraps), for scanning: its
+        // header only; ZBarLibrary opens libzbar.so.0 when something scans (not linked).
+        .systemLibrary(name: "CZBar", providers: [.apt(["libzbar-dev"])]),
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.
@@ -117,3 +131,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A section per function in every module of ours, so the linker can order them (staticSwift).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+}

@@ -31,7 +31,7 @@ enum PlumbMain {
             """
     }
 
-    static func main() async {
+    static func main() {
         var args = Array(CommandLine.arguments.dropFirst())
         if args.first == DaemonCommand.name { ServeLauncher.exec() }
         // The stop signals are caught from the first instruction (SignalInbox); from here on
@@ -56,6 +56,6 @@ enum PlumbMain {
             exit(ExitCode.usage.rawValue)
         }
         args.removeFirst()
-        await CommandRunner.run(command, args)
+        CommandRunner.start(command, args)
     }
 }

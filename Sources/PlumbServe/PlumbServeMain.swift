@@ -5,7 +5,7 @@ import PlumbCommandLine
 /// (`plumb-serve serve [OPTIONS]`). Run by hand, it takes the same command line.
 @main
 enum PlumbServeMain {
-    static func main() async {
+    static func main() {
         var args = Array(CommandLine.arguments.dropFirst())
         SignalInbox.release(allBut: args.first == ServeCommand.name ? ServeCommand.watchedSignals : [])
         guard args.first == ServeCommand.name else {
@@ -14,6 +14,6 @@ enum PlumbServeMain {
             exit(ExitCode.usage.rawValue)
         }
         args.removeFirst()
-        await CommandRunner.run(ServeCommand.self, args)
+        CommandRunner.start(ServeCommand.self, args)
     }
 }
