@@ -77,37 +77,43 @@ let package = Package(
         // Soup: the HTTP server over libsoup, run on a GLib MainContext.
         .target(name: "Soup", dependencies: ["GLib", "CSoup", "CSoupShim"]),
 
+        // What FoundationEssentials lacks of Foundation, which no module here imports (issue 26):
+        // printf numbers, trimming, path parts, stdout/stderr, a named thread.
+        .target(name: "PlumbBase"),
+
         // Plumb itself.
         // Rotation: angles, gravity samples, the coordinator, the observer, accelerometers. No GStreamer.
-        .target(name: "PlumbRotation", dependencies: ["GLib"]),
+        .target(name: "PlumbRotation", dependencies: ["GLib", "PlumbBase"]),
         // Location: the gpsd client, fixes, GeoLocation, the kernel's wall clock state. No GStreamer.
-        .target(name: "PlumbLocation"),
+        .target(name: "PlumbLocation", dependencies: ["PlumbBase"]),
         // Media: MP4 and JPEG/EXIF readers and writers (orientation, location), crash repair. No GStreamer.
-        .target(name: "PlumbMedia", dependencies: ["PlumbRotation", "PlumbLocation"]),
+        .target(name: "PlumbMedia", dependencies: ["PlumbRotation", "PlumbLocation", "PlumbBase"]),
         // Description files: parsed, checked, built into pipelines, run. GStreamer, not the engine.
-        .target(name: "PlumbDescription", dependencies: ["GStreamer", "GLib"]),
+        .target(name: "PlumbDescription", dependencies: ["GStreamer", "GLib", "PlumbBase"]),
         // The engine: capture session, outputs, preview, thumbnails, the MP4 header probes.
         .target(name: "Plumb",
-                dependencies: ["PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription", "GStreamer", "GLib", "ZBar"]),
+                dependencies: ["PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription", "GStreamer", "GLib", "ZBar",
+                               "PlumbBase"]),
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
         // It sees the engine's types and errors only: no GStreamer (LayerTests).
         .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib"]),
         // What both executables share: arguments, the command protocol, exit codes, signals.
-        .target(name: "PlumbCommandLine", dependencies: ["CPlumbCLIShim"]),
+        .target(name: "PlumbCommandLine", dependencies: ["CPlumbCLIShim", "PlumbBase"]),
         // The `plumb` executable: the one-shot commands. No GStreamer or GLib of its own, and not
         // the daemon: `plumb serve` execs `plumb-serve` (LayerTests).
         .executableTarget(name: "PlumbCLI",
                           dependencies: ["PlumbCommandLine", "Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
-                                         "CPlumbCLIShim"],
+                                         "CPlumbCLIShim", "PlumbBase"],
                           linkerSettings: staticSwift),
         // The `plumb-serve` executable: `plumb serve`, the daemon.
-        .executableTarget(name: "PlumbServe", dependencies: ["PlumbCommandLine", "PlumbService", "Plumb"],
+        .executableTarget(name: "PlumbServe", dependencies: ["PlumbCommandLine", "PlumbService", "Plumb", "PlumbBase"],
                           linkerSettings: staticSwift),
         .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"],
                           linkerSettings: staticSwift),
 
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", dependencies: ["PlumbRotation"], path: "Tests/Support"),
+        .testTarget(name: "PlumbBaseTests", dependencies: ["PlumbBase"]),
         .testTarget(name: "GLibTests", dependencies: ["GLib", "PlumbTestSupport"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "GLib", "PlumbTestSupport"]),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GLib", "PlumbTestSupport"]),

@@ -1,10 +1,12 @@
 internal import CGio
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// An owned reference to a GSource attached to a MainContext: what `ContextTimer` and
 /// `MessageWatch` stop it with. Releasing it stops the source too.
 package final class AttachedSource: @unchecked Sendable {  // `source` is only touched under `lock`
-    private let lock = NSLock()
+    private let lock = Condition()
     /// nil once destroyed (or when there was nothing to attach).
     private var source: UnsafeMutablePointer<GSource>?
 

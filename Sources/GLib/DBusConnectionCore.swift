@@ -1,5 +1,7 @@
 internal import CGio
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// What a `DBusConnection`, its calls and its subscriptions share: the GDBusConnection,
@@ -19,7 +21,7 @@ import Synchronization
 final class DBusConnectionCore: @unchecked Sendable {
     let thread: MainContextThread
     let bus: DBusConnection.Bus
-    private let condition = NSCondition()
+    private let condition = Condition()
     /// Our reference; nil once torn down.
     private var raw: OpaquePointer?
     /// Callbacks and destroy notifies GDBus has yet to run, plus one for the GDBusConnection

@@ -1,5 +1,7 @@
 internal import CGio
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// An owned GKeyFile: GLib's INI-style parser ("desktop entry" syntax: `[group]`,
 /// `key=value`, `#` comments). Used for Plumb's configuration file.

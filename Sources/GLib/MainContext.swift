@@ -1,5 +1,7 @@
 internal import CGio
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// An owned GMainContext: where a pipeline's bus watch (and later its other
 /// GSources) are dispatched. Whoever iterates it decides the thread.

@@ -1,5 +1,7 @@
 internal import CGio
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A thread that owns one MainContext and iterates it until stopped: where GLib calls
 /// back (bus watches, timers, libsoup, GDBus), and, through `enqueue`, a serial queue of
@@ -27,7 +29,7 @@ public final class MainContextThread: @unchecked Sendable {
 
     /// Shared with the thread, which must not reach back into a deinitializing owner.
     private final class Control: @unchecked Sendable {  // every var is guarded by `condition`
-        let condition = NSCondition()
+        let condition = Condition()
         var jobs: [@Sendable () -> Void] = []
         var stopping = false
         /// False once the thread has taken its last batch: a later job would never run.
@@ -44,7 +46,7 @@ public final class MainContextThread: @unchecked Sendable {
         /// A caller standing in for the ended thread (see `sync`).
         var standIn: pthread_t?
         /// One stand-in at a time: only one thread can own the context.
-        let standInLock = NSLock()
+        let standInLock = Condition()
 
         func withLock<T>(_ body: () throws -> T) rethrows -> T { try condition.withLock(body) }
     }

@@ -1,5 +1,7 @@
 internal import CGStreamer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 
 /// An `appsink` element: where frames leave GStreamer for Swift.

@@ -1,5 +1,7 @@
 internal import CGStreamer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// An owned reference to a GstBuffer (a mini object: reference counted, immutable once shared).
 public final class Buffer: @unchecked Sendable {  // only read after it is shared; refcounting is atomic

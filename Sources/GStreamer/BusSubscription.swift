@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 
 /// A bus watch whose messages go straight to a handler on the thread that iterates

@@ -1,5 +1,7 @@
 internal import CGStreamer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 
 /// Process-wide GStreamer set-up and facts.

@@ -1,6 +1,8 @@
 internal import CGStreamer
 internal import CGStreamerShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// GStreamer's `leaks` tracer, when `GST_TRACERS` named it at gst_init: every
 /// GstObject and GstMiniObject (buffers, caps, events, messages ...) alive now.

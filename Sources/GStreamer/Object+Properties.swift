@@ -214,7 +214,7 @@ private func flagNicks(_ type: GType, value: guint) -> String {
         nicks.append(borrowString(flag.value_nick) ?? String(flag.value))
         rest &= ~flag.value
     }
-    if rest != 0 { nicks.append(String(format: "0x%x", rest)) }
+    if rest != 0 { nicks.append("0x" + String(rest, radix: 16)) }
     return nicks.joined(separator: "+")
 }
 

@@ -1,6 +1,8 @@
 internal import CGStreamer
 internal import CGStreamerShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import GLib
 

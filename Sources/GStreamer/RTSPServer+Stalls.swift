@@ -2,7 +2,9 @@ internal import CGStreamer
 import GLib
 internal import CGStreamerShim
 internal import CGstRTSPServer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Dropping consumers that stopped reading.
 ///
@@ -27,8 +29,10 @@ extension RTSPServer {
         public var takenBytes: UInt64
 
         public var description: String {
-            let seconds = String(format: "%.1f", Double(waited.components.seconds)
-                                     + Double(waited.components.attoseconds) / 1e18)
+            // Tenths of a second, rounded: "2.5".
+            let tenths = Int((Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18) * 10
+                             + 0.5)
+            let seconds = "\(tenths / 10).\(tenths % 10)"
             let taken = takenBytes == 0 ? "it took nothing" : "it took \(takenBytes) bytes meanwhile"
             return "dropped RTSP consumer \(address), which stopped reading: \(queuedBytes) bytes waited "
                 + "\(seconds) s for it and \(taken)"

@@ -1,7 +1,9 @@
 internal import CGStreamer
 internal import CGStreamerShim
 internal import CGstRTSPServer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 
 /// gst-rtsp-server: serves mounts whose media pipelines are built from launch
@@ -25,7 +27,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
     let server: UnsafeMutablePointer<GstRTSPServer>
     /// Internal, not private, like `source` and `clients`: RTSPServer+Stalls.swift keeps
     /// its state behind it too.
-    let lock = NSLock()
+    let lock = Condition()
     /// Set while listening.
     var source: UnsafeMutablePointer<GSource>?
     /// The listening socket, closed by `stop` itself: the source's last reference may be
@@ -62,7 +64,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
 
     /// Holds the callbacks the C signal handlers reach, so they never retain the server.
     private final class Events: @unchecked Sendable {  // behind `lock`
-        let lock = NSLock()
+        let lock = Condition()
         var sessionTimeout: Duration?
         var onPlay: (@Sendable () -> Void)?
         var connected: (@Sendable (UnsafeMutableRawPointer) -> Void)?

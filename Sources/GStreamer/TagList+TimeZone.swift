@@ -1,5 +1,7 @@
 internal import CGStreamer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension TagList {
     /// A GstDateTime tag ("datetime") as the wall-clock time in `timeZone`, with its offset:

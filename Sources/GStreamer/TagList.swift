@@ -1,7 +1,9 @@
 internal import CGStreamer
 import GLib
 internal import CGStreamerShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A GstTagList as a value: the metadata muxers write (EXIF through jifmux, MP4 tags).
 /// Copies share one list until one of them is changed (copy on write), so a list handed

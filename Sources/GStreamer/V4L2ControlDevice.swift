@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 internal import CGStreamerShim
 
 /// A V4L2 node opened for its controls: listed (VIDIOC_QUERY_EXT_CTRL, VIDIOC_QUERYMENU),

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A driver's refusal of a control request, in words: which ioctl, which control of the
 /// batch (the driver's error_idx, when it names one) and its errno.

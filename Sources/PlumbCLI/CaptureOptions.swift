@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbRotation
@@ -150,7 +153,7 @@ extension CameraError.Cause {
 /// out of range), exit 1 for a failure at run time (the camera's error names the device).
 func report(_ error: any Error, command: String) -> ExitCode {
     let hint = cameraError(error)?.cause.commandLineHint.map { " (\($0))" } ?? ""
-    FileHandle.standardError.write("plumb \(command): error: \(error)\(hint)\n")
+    StandardStream.error.write("plumb \(command): error: \(error)\(hint)\n")
     switch error {
     case let e as CameraError:
         return e.cause.isBadArgument ? .usage : .failure

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbDescription
@@ -43,19 +46,19 @@ enum CheckCommand: Command {
             // After the check's own verdict: its error, if any, stays the first line.
             func passOn() {
                 for line in printed {
-                    FileHandle.standardError.write("\(file): warning: a library printed during the check: \"\(line)\"\n")
+                    StandardStream.error.write("\(file): warning: a library printed during the check: \"\(line)\"\n")
                 }
             }
             let report: PipelineLoader.Report
             switch outcome {
             case .success(let r): report = r
             case .failure(let error):
-                FileHandle.standardError.write("\(error)\n")
+                StandardStream.error.write("\(error)\n")
                 passOn()
                 return .usage
             }
             for warning in report.warnings {
-                FileHandle.standardError.write("\(warning.location): warning: \(warning.message)\n")
+                StandardStream.error.write("\(warning.location): warning: \(warning.message)\n")
             }
             passOn()
             let roles = report.roles.keys.sorted { $0.rawValue < $1.rawValue }
@@ -64,7 +67,7 @@ enum CheckCommand: Command {
                   + (roles.isEmpty ? "" : ", roles: " + roles.joined(separator: " ")))
             return .success
         } catch {
-            FileHandle.standardError.write("\(error)\n")
+            StandardStream.error.write("\(error)\n")
             return .usage
         }
     }

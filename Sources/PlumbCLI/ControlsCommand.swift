@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 
@@ -41,14 +44,14 @@ enum ControlsCommand: Command {
             return report(error, command: name)
         }
         guard case .device(let device) = source else {
-            FileHandle.standardError.write("plumb controls: \(CameraControlError.noControls(camera: source.identifier))\n")
+            StandardStream.error.write("plumb controls: \(CameraControlError.noControls(camera: source.identifier))\n")
             return .usage
         }
         let controls: CameraControls
         do {
             controls = try CameraControls(path: device.path)
         } catch {
-            FileHandle.standardError.write("plumb controls: error: \(device.path): \(error)\n")
+            StandardStream.error.write("plumb controls: error: \(device.path): \(error)\n")
             return .failure
         }
         let values = controls.values()

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbMedia
@@ -58,7 +61,7 @@ enum InspectCommand: Command {
                     say("\(file): \(o)")
                 }
             } catch {
-                FileHandle.standardError.write("\(file): error: \(error)\n")
+                StandardStream.error.write("\(file): error: \(error)\n")
                 code = .usage
             }
         }

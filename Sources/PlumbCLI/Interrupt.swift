@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbCommandLine
 import Synchronization
 
@@ -89,7 +92,7 @@ final class Interrupt: Sendable {
                 return
             }
             cleanup?()
-            FileHandle.standardError.write("\n\(abortMessage)\n")
+            StandardStream.error.write("\n\(abortMessage)\n")
             // _exit, not exit: exit's handlers take time, and a command finishing meanwhile on
             // the main thread would exit with its own status (0) while this one is in them.
             _exit(ExitCode.aborted.rawValue)

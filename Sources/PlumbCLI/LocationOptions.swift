@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbLocation
@@ -61,7 +64,7 @@ struct LocationOptions {
     func provider(command: String) -> LocationProvider {
         LocationProvider(source: source, maxFixAge: maxFixAge) { notice in
             guard notice.kind != .connected else { return }
-            FileHandle.standardError.write("plumb \(command): warning: \(notice)\n")
+            StandardStream.error.write("plumb \(command): warning: \(notice)\n")
         }
     }
 }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbRotation
@@ -91,9 +94,9 @@ enum MotionCommand: Command {
         let output: MotionOutput
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb motion: warning: \($0)\n") }
+            observer = try rotation.makeObserver { StandardStream.error.write("plumb motion: warning: \($0)\n") }
             output = try MotionOutput(options: options) {
-                FileHandle.standardError.write("plumb motion: lighting change (not motion); the background re-learns\n")
+                StandardStream.error.write("plumb motion: lighting change (not motion); the background re-learns\n")
             }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
@@ -109,7 +112,7 @@ enum MotionCommand: Command {
         } catch {
             return report(error, command: name)
         }
-        FileHandle.standardError.write("plumb motion: watching \(source.identifier) at \(options.rate) fps"
+        StandardStream.error.write("plumb motion: watching \(source.identifier) at \(options.rate) fps"
             + (options.masks.isEmpty ? "" : ", masks \(options.masks.map(\.description).joined(separator: " "))")
             + "; Ctrl-C stops\n")
         // A signal or the time stops by detaching the output, which ends `events`.
@@ -124,7 +127,7 @@ enum MotionCommand: Command {
         }
         var starts = 0
         for await event in output.events {
-            FileHandle.standardOutput.write(event.jsonLine + "\n")
+            StandardStream.output.write(event.jsonLine + "\n")
             if event.change == .started { starts += 1 }
             if once && starts > 0 { break }
         }
@@ -133,11 +136,11 @@ enum MotionCommand: Command {
         await stop.value
         await session.close()
         if interrupt.isRequested {
-            FileHandle.standardError.write("plumb motion: \(interrupt.signalName): stopped after \(starts) start(s) of motion\n")
+            StandardStream.error.write("plumb motion: \(interrupt.signalName): stopped after \(starts) start(s) of motion\n")
         }
         if starts == 0 && !interrupt.isRequested {
             // Said with the frames really analysed: "no motion" from a camera that gave none is no answer.
-            FileHandle.standardError.write("plumb motion: no motion within \(seconds.map { "\($0.clean) s" } ?? "the time") "
+            StandardStream.error.write("plumb motion: no motion within \(seconds.map { "\($0.clean) s" } ?? "the time") "
                 + "(\(output.framesAnalysed) frames of \(source.identifier) analysed)\n")
             if once { return .failure }
         }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbCommandLine
 
 /// Where a one-shot command writes its file (`-o`), checked before the camera opens so a
@@ -43,8 +46,8 @@ struct OutputTarget {
         }
         guard !option.isEmpty else { throw UsageError("-o needs a file name") }
         let url = URL(fileURLWithPath: option, relativeTo: cwd).standardizedFileURL
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        var isDirectory: Bool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory {
             return try checked(OutputTarget(place: .file(url.appendingPathComponent(defaultName)),
                                             isDefaultName: true, force: false))
         }
@@ -53,11 +56,11 @@ struct OutputTarget {
 
     /// "20250102-153000", local time.
     static func timestamp(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = .current
-        f.dateFormat = "yyyyMMdd-HHmmss"
-        return f.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var t = tm()
+        localtime_r(&seconds, &t)
+        return String(cFormat: "%04d%02d%02d-%02d%02d%02d", Int(t.tm_year) + 1900, Int(t.tm_mon) + 1, Int(t.tm_mday),
+                      Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec))
     }
 
     /// The folder must exist and take new files; an existing target must be a regular
@@ -65,11 +68,11 @@ struct OutputTarget {
     private static func checked(_ target: OutputTarget) throws(UsageError) -> OutputTarget {
         guard var url = target.url else { return target }
         let folder = url.deletingLastPathComponent()
-        var isDirectory: ObjCBool = false
+        var isDirectory: Bool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) else {
             throw UsageError("cannot write \(url.path): the folder \(folder.path) does not exist; create it or choose another -o")
         }
-        guard isDirectory.boolValue else {
+        guard isDirectory else {
             throw UsageError("cannot write \(url.path): \(folder.path) is not a folder; choose another -o")
         }
         if let problem = canCreateFiles(in: folder) {
@@ -125,7 +128,7 @@ struct OutputTarget {
     /// meanwhile). `interrupt`'s abort removes the temporary file. Returns the final URL.
     func write(_ data: Data, interrupt: Interrupt?) throws -> URL {
         guard var url else {
-            FileHandle.standardOutput.write(data)
+            StandardStream.output.write(data)
             return URL(fileURLWithPath: "/dev/stdout")
         }
         let temporary = url.deletingLastPathComponent()
@@ -140,7 +143,7 @@ struct OutputTarget {
         let written = data.withUnsafeBytes { buffer -> Int in
             var offset = 0
             while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return -1

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbLocation
@@ -77,7 +80,7 @@ enum PhotoCommand: Command {
         let observer: RotationObserver?
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb photo: warning: \($0)\n") }
+            observer = try rotation.makeObserver { StandardStream.error.write("plumb photo: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
         } catch {
@@ -134,7 +137,7 @@ enum PhotoCommand: Command {
         }
         await session.close()
         guard let (photo, reading, answered) = taken else {
-            FileHandle.standardError.write("plumb photo: \(interrupt.signalName): stopped before the photo was taken; nothing was written\n")
+            StandardStream.error.write("plumb photo: \(interrupt.signalName): stopped before the photo was taken; nothing was written\n")
             return .aborted
         }
 
@@ -146,11 +149,11 @@ enum PhotoCommand: Command {
         }
         if !photo.facts.gps, let why = reading.whyNone {
             let waited = answered ? "" : " (waited \(LocationOptions.answerWait))"
-            FileHandle.standardError.write("plumb photo: warning: the photo has no GPS: \(why)\(waited)\n")
+            StandardStream.error.write("plumb photo: warning: the photo has no GPS: \(why)\(waited)\n")
         }
         let facts = FactsReport(facts: photo.facts, file: target.url == nil ? nil : written.path).json
         if target.place == .standardOutput {
-            FileHandle.standardError.write(facts + "\n")
+            StandardStream.error.write(facts + "\n")
         } else {
             say(facts)
         }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 
@@ -13,7 +16,7 @@ enum PlumbMain {
 
     static var help: String {
         let names = commands.map { ($0.name, $0.summary) } + [(DaemonCommand.name, DaemonCommand.summary)]
-        let list = names.map { "  \($0.0.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.1)" }
+        let list = names.map { "  \($0.0 + String(repeating: " ", count: max(0, 10 - $0.0.count)))\($0.1)" }
         return """
             plumb — a camera capture engine on GStreamer
 
@@ -40,7 +43,7 @@ enum PlumbMain {
         // No command is a usage error: the help goes to stderr with exit 2, like every
         // other usage error (`plumb --help` asks for it: stdout, exit 0).
         guard let first = args.first else {
-            FileHandle.standardError.write(help + "\n")
+            StandardStream.error.write(help + "\n")
             exit(ExitCode.usage.rawValue)
         }
         if first == "--help" || first == "-h" || first == "help" {
@@ -52,7 +55,7 @@ enum PlumbMain {
             exit(0)
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            FileHandle.standardError.write("plumb: unknown command \"\(first)\"\n\n\(help)\n")
+            StandardStream.error.write("plumb: unknown command \"\(first)\"\n\n\(help)\n")
             exit(ExitCode.usage.rawValue)
         }
         args.removeFirst()

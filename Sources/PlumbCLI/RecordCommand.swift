@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbLocation
@@ -114,7 +117,7 @@ enum RecordCommand: Command {
             if lock {
                 guard case .device = source else { throw UsageError("--lock: \(CameraControlError.noControls(camera: source.identifier))") }
             }
-            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb record: warning: \($0)\n") }
+            observer = try rotation.makeObserver { StandardStream.error.write("plumb record: warning: \($0)\n") }
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
         } catch {
@@ -149,7 +152,7 @@ enum RecordCommand: Command {
         }
         if interrupt.isRequested {
             await session.close()
-            FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopped before recording; nothing was written\n")
+            StandardStream.error.write("plumb record: \(interrupt.signalName): stopped before recording; nothing was written\n")
             return .aborted
         }
         // `--lock`: released when the command returns, the recording finished or failed.
@@ -157,7 +160,7 @@ enum RecordCommand: Command {
         defer {
             if let (controls, lock) = held {
                 do { try controls.release(lock) } catch {
-                    FileHandle.standardError.write("plumb record: warning: --lock: the auto modes could not be put back: \(error)\n")
+                    StandardStream.error.write("plumb record: warning: --lock: the auto modes could not be put back: \(error)\n")
                 }
             }
         }
@@ -191,20 +194,20 @@ enum RecordCommand: Command {
             return await finish(recording, session, failure: error)
         }
         guard started else {
-            FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopped before the first frame\n")
+            StandardStream.error.write("plumb record: \(interrupt.signalName): stopped before the first frame\n")
             return await finish(recording, session, interrupted: true)
         }
         let format = await session.format
-        FileHandle.standardError.write("plumb record: recording \(url.path): \(recording.codec.rawValue) \(format.size) at "
+        StandardStream.error.write("plumb record: recording \(url.path): \(recording.codec.rawValue) \(format.size) at "
             + "\(format.rate.perSecond.clean) fps for \(seconds.clean) s; Ctrl-C stops early and finalizes the file\n")
         let choice = recording.output.choice
         if choice.fellBack {
-            FileHandle.standardError.write("plumb record: warning: encoding with \(choice.encoder): "
+            StandardStream.error.write("plumb record: warning: encoding with \(choice.encoder): "
                 + choice.passedOver.filter { $0.contains(": failed to start") }.joined(separator: "; ") + "\n")
         }
         if recording.output.location == nil, let why = firstReading?.whyNone {
             let waited = answered ? "" : " (waited \(LocationOptions.answerWait))"
-            FileHandle.standardError.write("plumb record: warning: the recording has no GPS: \(why)\(waited)\n")
+            StandardStream.error.write("plumb record: warning: the recording has no GPS: \(why)\(waited)\n")
         }
 
         let progress = isatty(STDERR_FILENO) != 0 ? ProgressLine(total: seconds, url: url) : nil
@@ -220,7 +223,7 @@ enum RecordCommand: Command {
             let behind = Behind(asked: seconds, wall: Double(wall.seconds) + Double(wall.attoseconds) / 1e18, format: format)
             return await finish(recording, session, behind: behind)
         case .interrupted:
-            FileHandle.standardError.write("plumb record: \(interrupt.signalName): stopping, finalizing \(url.path)\n")
+            StandardStream.error.write("plumb record: \(interrupt.signalName): stopping, finalizing \(url.path)\n")
             return await finish(recording, session)
         case .failed(let error):
             return await finish(recording, session, failure: error)
@@ -245,7 +248,7 @@ enum RecordCommand: Command {
         /// Why the file is shorter than asked, for the facts' `cut_short`.
         func reason(holding seconds: Double, frames: Int) -> String {
             "the camera and the encoder could not keep up with \(format.size) at \(format.rate.perSecond.clean) fps: "
-                + "after \(String(format: "%.1f", wall)) s the file held \(seconds.clean) s (\(frames) frames) "
+                + "after \(String(cFormat: "%.1f", wall)) s the file held \(seconds.clean) s (\(frames) frames) "
                 + "of the \(asked.clean) s asked for"
         }
     }
@@ -305,9 +308,9 @@ enum RecordCommand: Command {
         if var facts, frames > 0 {
             if let behind {
                 facts.cutShort = behind.reason(holding: facts.seconds, frames: facts.frames)
-                FileHandle.standardError.write("plumb record: warning: \(facts.cutShort!)\n")
+                StandardStream.error.write("plumb record: warning: \(facts.cutShort!)\n")
             }
-            if let warning = facts.lossSummary { FileHandle.standardError.write("plumb record: warning: \(warning)\n") }
+            if let warning = facts.lossSummary { StandardStream.error.write("plumb record: warning: \(warning)\n") }
             say(facts.json)
         } else if frames == 0 {
             try? FileManager.default.removeItem(at: recording.url)
@@ -315,7 +318,7 @@ enum RecordCommand: Command {
         if let failure {
             let code = report(failure, command: name)
             if frames > 0 {
-                FileHandle.standardError.write("plumb record: \(recording.url.path) keeps the \(frames) frames recorded before the failure\n")
+                StandardStream.error.write("plumb record: \(recording.url.path) keeps the \(frames) frames recorded before the failure\n")
             }
             return code
         }
@@ -338,20 +341,20 @@ final class ProgressLine: Sendable {
     func update(_ frames: Int) {
         let elapsed = ContinuousClock.now - start
         let seconds = min(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, total)
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        let line = "recording " + String(format: "%.1f", seconds) + "/\(total.clean) s, \(frames) frames, \(Self.size(bytes))"
-        FileHandle.standardError.write("\r\(line)\u{1B}[K")
+        let bytes = Path.size(url.path) ?? 0
+        let line = "recording " + String(cFormat: "%.1f", seconds) + "/\(total.clean) s, \(frames) frames, \(Self.size(bytes))"
+        StandardStream.error.write("\r\(line)\u{1B}[K")
     }
 
     /// The last update, and the line is left standing.
     func end(_ frames: Int) {
         update(frames)
-        FileHandle.standardError.write("\n")
+        StandardStream.error.write("\n")
     }
 
     static func size(_ bytes: Int) -> String {
-        if bytes < 1024 * 1024 { return String(format: "%.0f kB", Double(bytes) / 1024) }
-        return String(format: "%.1f MB", Double(bytes) / (1024 * 1024))
+        if bytes < 1024 * 1024 { return String(cFormat: "%.0f kB", Double(bytes) / 1024) }
+        return String(cFormat: "%.1f MB", Double(bytes) / (1024 * 1024))
     }
 }
 

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbMedia
@@ -52,17 +55,17 @@ enum RepairCommand: Command {
         let json = arguments.flag("--json")
         let folder = try arguments.positional("FOLDER")
         try arguments.finish()
-        var isFolder: ObjCBool = false
+        var isFolder: Bool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
             throw UsageError("\(folder): no such folder")
         }
-        guard isFolder.boolValue else { throw UsageError("\(folder) is not a folder: give the recordings folder") }
+        guard isFolder else { throw UsageError("\(folder) is not a folder: give the recordings folder") }
 
         let lock: FolderLock?
         do throws(RepairError) {
             lock = try FolderLock.acquire(folder)
         } catch {
-            FileHandle.standardError.write("plumb repair: \(error)" + (error.isInUse ? ": stop it first (it repairs its "
+            StandardStream.error.write("plumb repair: \(error)" + (error.isInUse ? ": stop it first (it repairs its "
                                            + "folder itself each time it starts), or wait for the other repair" : "") + "\n")
             return .failure
         }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbRotation
@@ -35,7 +38,7 @@ enum RotationCommand: Command {
         do {
             observer = try options.makeObserver()!
         } catch {
-            FileHandle.standardError.write("plumb rotation: \(error)\n")
+            StandardStream.error.write("plumb rotation: \(error)\n")
             return .usage
         }
         let configuration = observer.configuration
@@ -56,7 +59,7 @@ enum RotationCommand: Command {
         for await report in reports {
             let t = start.duration(to: .now)
             let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
-            say(String(format: "%8.3f  ", seconds) + report.description)
+            say(String(cFormat: "%8.3f  ", seconds) + report.description)
             if case .ended = report { break }
         }
         observer.stop()

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbDescription
@@ -42,15 +45,15 @@ enum RunCommand: Command {
             let description = try PipelineDescription.load(file)
             runner = PipelineRunner(pipeline: try PipelineLoader.build(description.resolve(defines)))
         } catch {
-            FileHandle.standardError.write("\(error)\n")
+            StandardStream.error.write("\(error)\n")
             return .usage
         }
         var rotator: RoleRotator?
         do {
-            if let observer = try rotation.makeObserver(fallback: { FileHandle.standardError.write("plumb run: warning: \($0)\n") }) {
+            if let observer = try rotation.makeObserver(fallback: { StandardStream.error.write("plumb run: warning: \($0)\n") }) {
                 let r = try RoleRotator(pipeline: runner.pipeline, observer: observer)
                 if r.isEmpty {
-                    FileHandle.standardError.write("warning: \(file) has no preview_flip or rec_mux element: "
+                    StandardStream.error.write("warning: \(file) has no preview_flip or rec_mux element: "
                         + "the rotation has nothing to turn\n")
                 } else {
                     say("rotation: \(rotation.spec.map { "\($0)" } ?? "fixed:0"), mount \(rotation.configuration.mount.degrees); "
@@ -60,7 +63,7 @@ enum RunCommand: Command {
                 rotator = r
             }
         } catch {
-            FileHandle.standardError.write("plumb run: \(error)\n")
+            StandardStream.error.write("plumb run: \(error)\n")
             return .usage
         }
         defer { rotator?.stop() }
@@ -72,7 +75,7 @@ enum RunCommand: Command {
                                        durationReason: "--duration reached") { event in
             switch event {
             case let .state(old, new): say("state: \(old) -> \(new)")
-            case .warning(let w): FileHandle.standardError.write("warning: \(w)\n")
+            case .warning(let w): StandardStream.error.write("warning: \(w)\n")
             case .stopping(let reason): say("\(reason): sending EOS, waiting for the pipeline to finish")
             }
         }
@@ -81,10 +84,10 @@ enum RunCommand: Command {
             say("finished")
             return .success
         case .failed(let error):
-            FileHandle.standardError.write("error: \(error)\n")
+            StandardStream.error.write("error: \(error)\n")
             return .failure
         case .aborted:
-            FileHandle.standardError.write("aborted: stopped again before EOS; files may be incomplete\n")
+            StandardStream.error.write("aborted: stopped again before EOS; files may be incomplete\n")
             return .aborted
         }
     }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Plumb
 import PlumbCommandLine
 import PlumbRotation
@@ -72,7 +75,7 @@ enum ScanCommand: Command {
         let output: ScanOutput
         do {
             source = try capture.source()
-            observer = try rotation.makeObserver { FileHandle.standardError.write("plumb scan: warning: \($0)\n") }
+            observer = try rotation.makeObserver { StandardStream.error.write("plumb scan: warning: \($0)\n") }
             output = try ScanOutput(options: options)
         } catch let error as AccelerometerError {
             throw UsageError("--accelerometer: \(error)")
@@ -86,7 +89,7 @@ enum ScanCommand: Command {
         } catch {
             return report(error, command: name)
         }
-        FileHandle.standardError.write("plumb scan: scanning \(source.identifier) for "
+        StandardStream.error.write("plumb scan: scanning \(source.identifier) for "
             + options.types.map(\.rawValue).sorted().joined(separator: ",") + " in \(options.region) at \(options.rate) fps; Ctrl-C stops\n")
         // A signal or the time stops the scan by detaching the output, which ends `detections`.
         let stop = Task {
@@ -100,7 +103,7 @@ enum ScanCommand: Command {
         }
         var count = 0
         for await detection in output.detections {
-            FileHandle.standardOutput.write(detection.jsonLine + "\n")
+            StandardStream.output.write(detection.jsonLine + "\n")
             count += 1
             if once { break }
         }
@@ -109,11 +112,11 @@ enum ScanCommand: Command {
         await stop.value
         await session.close()
         if interrupt.isRequested {
-            FileHandle.standardError.write("plumb scan: \(interrupt.signalName): stopped after \(count) detection(s)\n")
+            StandardStream.error.write("plumb scan: \(interrupt.signalName): stopped after \(count) detection(s)\n")
         }
         if count == 0 && !interrupt.isRequested {
             // Said with the frames really scanned: "nothing found" from a camera that gave none is no answer.
-            FileHandle.standardError.write("plumb scan: no code found within \(seconds.map { "\($0.clean) s" } ?? "the time") "
+            StandardStream.error.write("plumb scan: no code found within \(seconds.map { "\($0.clean) s" } ?? "the time") "
                 + "(\(output.framesScanned) frames of \(source.identifier) scanned)\n")
             if once { return .failure }
         }

@@ -1,5 +1,8 @@
 import CPlumbCLIShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbCommandLine
 
 /// `plumb serve ...` becomes `plumb-serve serve ...`, the executable beside this one (found
@@ -12,7 +15,7 @@ enum ServeLauncher {
         var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]
         argv[0] = strdup(path)
         let failure = plumb_exec_holding_signals(path, &argv)
-        FileHandle.standardError.write("plumb serve: error: cannot start \(path): \(String(cString: strerror(failure)))"
+        StandardStream.error.write("plumb serve: error: cannot start \(path): \(String(cString: strerror(failure)))"
                                        + " (`make install` puts \(DaemonCommand.executable) beside plumb)\n")
         exit(ExitCode.failure.rawValue)
     }

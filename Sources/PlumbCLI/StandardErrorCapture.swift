@@ -1,5 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
+import PlumbBase
 import PlumbCommandLine
 import Synchronization
 
@@ -31,7 +33,7 @@ enum StandardErrorCapture {
         let bytes = drained.wait()
         close(ends[0])
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-        return (result, lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        return (result, lines.filter { !$0.trimmed.isEmpty })
     }
 
     /// Reads a pipe to its end on a thread of its own.
@@ -40,7 +42,7 @@ enum StandardErrorCapture {
         private let done = DispatchSemaphore(value: 0)
 
         init(_ fd: Int32) {
-            let thread = Thread { [self] in
+            startThread(named: "plumb.stderr") { [self] in
                 var chunk = [UInt8](repeating: 0, count: 4096)
                 while true {
                     let n = read(fd, &chunk, chunk.count)
@@ -50,7 +52,6 @@ enum StandardErrorCapture {
                 }
                 done.signal()
             }
-            thread.start()
         }
 
         /// Once the pipe's write ends are all closed; what came so far if a process an element

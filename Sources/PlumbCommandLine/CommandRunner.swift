@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// Runs one command on the arguments after its name, the same way in `plumb` and in
 /// `plumb-serve`: `--help` prints its help; a usage error prints the help to stderr and
@@ -25,20 +28,16 @@ package enum CommandRunner {
             let code = try await command.run(&arguments)
             exit(code.rawValue)
         } catch let error as UsageError {
-            FileHandle.standardError.write("plumb \(command.name): \(error)\n\n\(command.help)\n")
+            StandardStream.error.write("plumb \(command.name): \(error)\n\n\(command.help)\n")
             exit(ExitCode.usage.rawValue)
         } catch {
-            FileHandle.standardError.write("plumb \(command.name): error: \(error)\n")
+            StandardStream.error.write("plumb \(command.name): error: \(error)\n")
             exit(ExitCode.failure.rawValue)
         }
     }
 }
 
-extension FileHandle {
-    package func write(_ text: String) { write(Data(text.utf8)) }
-}
-
 /// Writes a line to stdout at once (no stdio buffering), so progress shows when piped.
 package func say(_ line: String) {
-    FileHandle.standardOutput.write(line + "\n")
+    StandardStream.output.write(line + "\n")
 }

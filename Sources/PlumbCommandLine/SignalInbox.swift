@@ -1,5 +1,7 @@
 import CPlumbCLIShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The stop signals `plumb` catches from its first instruction (CPlumbCLIShim): each one

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns the stop signals into calls on a Dispatch queue instead of killing the process.
 ///

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// A pipeline description file: a header of `# key: value` lines, then a
 /// gst-launch description that may use `${var}`.
@@ -54,8 +57,8 @@ public struct PipelineDescription: Sendable {
             defer { lines[index] = String(repeating: " ", count: line.count) }
             let body = trimmed.dropFirst().drop(while: { $0 == " " })
             guard let colon = body.firstIndex(of: ":") else { continue }
-            let key = body[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let key = body[..<colon].trimmed.lowercased()
+            let value = body[body.index(after: colon)...].trimmed
             let column = line.count - body.count + 1
             let location = SourceLocation(file: file, line: index + 1, column: column)
             switch key {
@@ -63,14 +66,14 @@ public struct PipelineDescription: Sendable {
             case "description": summary = value
             case "var":
                 let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let varName = parts[0].trimmingCharacters(in: .whitespaces)
+                let varName = parts[0].trimmed
                 guard Self.isIdentifier(varName) else {
                     throw Diagnostic(location, "bad variable declaration \"\(value)\": expected `# var: NAME=DEFAULT` or `# var: NAME`")
                 }
                 guard !variables.contains(where: { $0.name == varName }) else {
                     throw Diagnostic(location, "variable \"\(varName)\" is declared twice")
                 }
-                let defaultValue = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
+                let defaultValue = parts.count > 1 ? parts[1].trimmed : nil
                 variables.append(Variable(name: varName, defaultValue: defaultValue, location: location))
             default:
                 continue  // a comment that happens to contain a colon

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 extension PipelineLoader {
@@ -46,18 +49,18 @@ extension PipelineLoader {
     /// path is relative to the current folder, as for the sink. A pattern (`seg%05d.mp4`)
     /// is checked as its folder.
     static func unwritableReason(_ path: String) -> String? {
-        var isFolder: ObjCBool = false
+        var isFolder = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            if isFolder.boolValue { return "it is a folder, not a file" }
+            if isFolder { return "it is a folder, not a file" }
             if access(path, W_OK) != 0 { return "the file is not writable (\(String(cString: strerror(errno))))" }
             return nil
         }
-        var folder = (path as NSString).deletingLastPathComponent
+        var folder = Path.folder(path)
         if folder.isEmpty { folder = "." }
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
             return "the folder \"\(folder)\" does not exist"
         }
-        guard isFolder.boolValue else { return "\"\(folder)\" is not a folder" }
+        guard isFolder else { return "\"\(folder)\" is not a folder" }
         if access(folder, W_OK | X_OK) != 0 {
             return "the folder \"\(folder)\" is not writable (\(String(cString: strerror(errno))))"
         }

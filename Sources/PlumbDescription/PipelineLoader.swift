@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// Turns a resolved description into a pipeline, and every failure into a
@@ -220,7 +222,7 @@ public enum PipelineLoader {
         // Longest first: "plumb_e1" must not replace the start of "plumb_e12".
         for (name, index) in names.sorted(by: { $0.key.count > $1.key.count }) {
             if case .element(let e) = items[index], e.explicitName == nil {
-                text = text.replacingOccurrences(of: name, with: e.factory)
+                text = text.replacing(name, with: e.factory)
             }
         }
         return text

@@ -1,11 +1,10 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension Date {
     /// "2026-11-02T22:55:01.123Z".
     package var iso8601Milliseconds: String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        f.timeZone = TimeZone(identifier: "UTC")
-        return f.string(from: self)
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).format(self)
     }
 }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Synchronization
 
 /// A client of gpsd, the daemon that owns the GPS on Linux boards: it connects over TCP,
@@ -142,12 +145,10 @@ public final class GPSDClient: Sendable {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shared.snapshot.withLock { $0.state = .connecting }
         let shared = self.shared, host = self.host, port = self.port, backoff = self.backoff, log = self.log
-        let thread = Thread {
+        startThread(named: "plumb.gpsd") {
             Self.run(shared: shared, host: host, port: port, backoff: backoff, log: log)
             shared.finished.signal()
         }
-        thread.name = "plumb.gpsd"
-        thread.start()
     }
 
     /// Stops the thread and waits for it (it is never blocked for long: every wait also

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// One line of gpsd's JSON protocol, as far as Plumb reads it: every line is an object
 /// with a `class`; TPV carries the fix, POLL (the answer to `?POLL;`) the fix gpsd holds
@@ -121,10 +123,7 @@ public enum GPSDMessage: Sendable, Equatable {
 
     /// gpsd's ISO 8601 UTC time, "2019-03-14T12:31:04.000Z" (fractions optional).
     static func parseTime(_ text: String) -> Date? {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = f.date(from: text) { return date }
-        f.formatOptions = [.withInternetDateTime]
-        return f.date(from: text)
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

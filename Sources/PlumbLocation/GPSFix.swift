@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// One position report from gpsd: the fields of a TPV ("time-position-velocity") message
 /// that a capture uses. Only `mode` is always there; gpsd leaves out what it does not know.

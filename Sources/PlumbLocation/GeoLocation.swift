@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Where a still or a recording was taken: its EXIF GPS tags (`ExifTIFF.setGPS`), the
 /// MP4's `©xyz` (`MP4LocationWriter`) and the facts' coordinates. A fixed location has

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The location a capture carries, from its `LocationSource`: a fixed place, gpsd's fix,
 /// or none. A location is an annotation, never a precondition: `current()` answers at

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// Where captures get their location: `gpsd[:HOST:PORT]`, `fixed:LAT,LON[,ALT]` or `off`,
 /// as `plumb photo|record --location` and `[location] source` write it.
@@ -54,7 +57,7 @@ public enum LocationSource: Sendable, Hashable, CustomStringConvertible {
     /// "LAT,LON" or "LAT,LON,ALT" in degrees and metres; `whole` names it in errors.
     public static func parseCoordinates(_ text: String, in whole: String) throws(ParseError) -> GeoLocation {
         let texts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmed }
         let parts = texts.map { Double($0) }
         guard parts.count == 2 || parts.count == 3, parts.allSatisfy({ $0?.isFinite == true }) else {
             throw ParseError("\(whole): expected LAT,LON or LAT,LON,ALT in degrees and metres, such as 48.8584,2.2945,35")

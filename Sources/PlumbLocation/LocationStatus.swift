@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The location part of `GET /status`: the source, its state, the fix held and its age.
 /// Every key is always written, `null` when it has no value.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbLocation
 
 extension ExifTIFF {
@@ -26,7 +29,7 @@ extension ExifTIFF {
                                                                      from: Date(timeIntervalSince1970: TimeInterval(seconds)))
             gps.set(rationals(GPSTag.timeStamp, [(UInt32(c.hour!), 1), (UInt32(c.minute!), 1),
                                                  (UInt32(c.second!) * 1000 + UInt32(fraction), 1000)]))
-            gps.set(.ascii(GPSTag.dateStamp, String(format: "%04d:%02d:%02d", c.year!, c.month!, c.day!)))
+            gps.set(.ascii(GPSTag.dateStamp, String(cFormat: "%04d:%02d:%02d", c.year!, c.month!, c.day!)))
         }
         if let speed = location.speed, speed.isFinite, speed >= 0 {
             gps.set(.ascii(GPSTag.speedRef, "K"))

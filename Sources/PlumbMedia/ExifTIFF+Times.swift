@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 extension ExifTIFF {
     /// When the picture was taken, the EXIF 2.31 way: DateTime (IFD0), DateTimeOriginal and
@@ -13,10 +16,10 @@ extension ExifTIFF {
         let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let second = Date(timeIntervalSince1970: TimeInterval(seconds))
         let c = Calendar(identifier: .gregorian).dateComponents(in: timeZone, from: second)
-        let local = String(format: "%04d:%02d:%02d %02d:%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        let local = String(cFormat: "%04d:%02d:%02d %02d:%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
         let offset = timeZone.secondsFromGMT(for: second)
-        let zone = String(format: "%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 3600, abs(offset) % 3600 / 60)
-        let subSeconds = String(format: "%03d", Int(fraction))
+        let zone = (offset < 0 ? "-" : "+") + String(cFormat: "%02d:%02d", abs(offset) / 3600, abs(offset) % 3600 / 60)
+        let subSeconds = String(cFormat: "%03d", Int(fraction))
 
         ifd0.set(.ascii(Tag.dateTime, local))
         var exif = ifd0.children[Tag.exifIFD] ?? Directory()

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Reads the EXIF Orientation of a JPEG: the APP1 "Exif" segment's TIFF
 /// structure, IFD0, tag 0x0112, in either byte order ("II" or "MM").

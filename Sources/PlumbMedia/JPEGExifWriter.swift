@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Changes the EXIF of a JPEG in memory: the APP1 Exif segment is read into an `ExifTIFF`,
 /// edited, and written back in its place — or, when the JPEG has none, added after its

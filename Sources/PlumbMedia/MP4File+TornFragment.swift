@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension MP4File {
     /// Cuts off the `moof` a file ends inside (a write that failed mid-fragment, as on a full
@@ -16,12 +18,8 @@ extension MP4File {
             return nil
         }
         guard let torn else { return nil }
-        do {
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            try handle.truncate(atOffset: UInt64(torn.offset))
-        } catch {
-            throw .cannotRead(path: path, reason: "could not cut off its torn fragment: \(error)")
+        guard truncate(path, off_t(torn.offset)) == 0 else {
+            throw .cannotRead(path: path, reason: "could not cut off its torn fragment: \(String(cString: strerror(errno)))")
         }
         return torn.fileSize - torn.offset
     }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbLocation
 
 /// Puts a location into a movie header in place, as phones write it: a QuickTime
@@ -17,8 +20,8 @@ public enum MP4LocationPatcher {
     /// The ISO 6709 text: latitude and longitude in degrees with 5 decimals (about a metre),
     /// the altitude in metres when known, and the closing "/".
     public static func iso6709(_ location: GeoLocation) -> String {
-        var text = String(format: "%+09.5f%+010.5f", location.latitude, location.longitude)
-        if let altitude = location.altitude, altitude.isFinite { text += String(format: "%+.3f", altitude) }
+        var text = String(cFormat: "%+09.5f%+010.5f", location.latitude, location.longitude)
+        if let altitude = location.altitude, altitude.isFinite { text += String(cFormat: "%+.3f", altitude) }
         return text + "/"
     }
 

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlumbRotation
 
 extension MP4MatrixWriter {
@@ -18,17 +20,16 @@ extension MP4MatrixWriter {
         matrix.withUnsafeMutableBytes { bytes in
             for (i, v) in TrackMatrix(rotation: rotation).values.enumerated() { bytes.storeBigEndian(v, at: 4 * i) }
         }
-        do {
-            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            for offset in offsets {
-                try handle.seek(toOffset: UInt64(offset))
-                try handle.write(contentsOf: matrix)
+        let file = open(path, O_WRONLY | O_CLOEXEC)
+        guard file >= 0 else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(file) }
+        for offset in offsets {
+            let written = matrix.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == matrix.count else {
+                throw .cannotRead(path: path, reason: written < 0 ? String(cString: strerror(errno)) : "a short write")
             }
-            try handle.synchronize()
-        } catch {
-            throw .cannotRead(path: path, reason: "\(error)")
         }
+        guard fsync(file) == 0 else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
         return offsets.count
     }
 }

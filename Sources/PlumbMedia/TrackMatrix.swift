@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlumbRotation
 
 /// The 3×3 transformation matrix of an MP4/QuickTime track header (`tkhd`).

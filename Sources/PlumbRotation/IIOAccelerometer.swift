@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// `iio[:PATH|:NAME]`: a Linux IIO accelerometer read by polling sysfs.
 ///
@@ -65,7 +68,7 @@ public struct IIOAccelerometer: Accelerometer {
     func inventory() -> [String]? {
         let seen = IIODevice.candidates(sysfsRoot: sysfsRoot).map { directory in
             let name = IIODevice.name(in: directory)
-            return "\((directory as NSString).lastPathComponent) (\(name.isEmpty ? "no name" : name))"
+            return "\(Path.name(directory)) (\(name.isEmpty ? "no name" : name))"
         }
         return seen.isEmpty ? nil : seen
     }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// One Linux IIO accelerometer in sysfs (`/sys/bus/iio/devices/iio:deviceN`):
 /// its name, per-axis scale and offset, and mount matrix, read when opened.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Synchronization
 
 /// Lines of a file descriptor as an AsyncStream, read by a thread of its own so
@@ -13,7 +16,7 @@ enum LineReader {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
         let stopped = StopFlag()
         continuation.onTermination = { _ in stopped.set() }
-        let thread = Thread {
+        startThread(named: "plumb.line-reader") {
             defer { if closeWhenDone { close(descriptor) } }
             var pending = [UInt8]()
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -30,8 +33,6 @@ enum LineReader {
             if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
             continuation.finish()
         }
-        thread.name = "plumb.line-reader"
-        thread.start()
         return stream
     }
 }

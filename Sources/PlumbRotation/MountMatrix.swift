@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// An IIO mount matrix: turns a sensor's axes into the device's.
 ///
@@ -17,7 +20,7 @@ public struct MountMatrix: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses the sysfs text; the error says what is wrong with it.
     public init(parsing text: String) throws(AccelerometerError) {
-        let rowTexts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ";",
+        let rowTexts = text.trimmed.split(separator: ";",
                                                                                 omittingEmptySubsequences: false)
         guard rowTexts.count == 3 else {
             throw AccelerometerError("mount matrix \"\(text.trimmed)\" needs 3 rows separated by \";\"")
@@ -25,7 +28,7 @@ public struct MountMatrix: Sendable, Equatable, CustomStringConvertible {
         var rows: [[Double]] = []
         for rowText in rowTexts {
             let cells = rowText.split(separator: ",", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmed }
             guard cells.count == 3 else {
                 throw AccelerometerError("mount matrix \"\(text.trimmed)\" needs 3 values per row separated by \",\"")
             }
@@ -53,8 +56,4 @@ public struct MountMatrix: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         rows.map { $0.map { "\($0)" }.joined(separator: ", ") }.joined(separator: "; ")
     }
-}
-
-extension String {
-    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// `replay:FILE` (or `replay:-` for standard input): recorded samples, one per
 /// line as `t_ms x y z` (whitespace or commas between fields; blank lines and
@@ -109,7 +112,7 @@ struct ReplayLine: Equatable {
         let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0 == "\r" })
         if fields.isEmpty { return nil }
         guard fields.count == 4 else {
-            throw .nonNumeric(line.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw .nonNumeric(line.trimmed)
         }
         var values: [Double] = []
         for field in fields {

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// How far a captured frame must be turned clockwise to be upright: 0, 90, 180 or 270
 /// degrees (AVFoundation's `videoRotationAngle`).
@@ -24,7 +27,7 @@ public enum RotationAngle: Int, Sendable, Codable, CaseIterable, Comparable, Cus
 
     /// Parses "0", "90", "180", "270" (also "-90", "360" ...); nil for anything else.
     public init?(_ text: some StringProtocol) {
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+        guard let value = Int(text.trimmed) else { return nil }
         self.init(degrees: value)
     }
 

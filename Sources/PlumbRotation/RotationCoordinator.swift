@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The two angles Plumb applies: both are clockwise rotations that turn the
 /// camera's image upright relative to gravity.

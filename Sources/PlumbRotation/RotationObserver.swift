@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Drives a `RotationCoordinator` from an accelerometer and publishes the angles.

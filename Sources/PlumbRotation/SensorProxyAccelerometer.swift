@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 
 /// `sensor-proxy`: iio-sensor-proxy over D-Bus (`net.hadess.SensorProxy` on the

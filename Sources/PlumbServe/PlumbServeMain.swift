@@ -1,4 +1,5 @@
 import Foundation
+import PlumbBase
 import PlumbCommandLine
 
 /// `plumb-serve`: the daemon's executable, which `plumb serve` execs with its own arguments
@@ -9,7 +10,7 @@ enum PlumbServeMain {
         var args = Array(CommandLine.arguments.dropFirst())
         SignalInbox.release(allBut: args.first == ServeCommand.name ? ServeCommand.watchedSignals : [])
         guard args.first == ServeCommand.name else {
-            FileHandle.standardError.write("Usage: plumb serve [OPTIONS] (this is the daemon `plumb serve` starts; "
+            StandardStream.error.write("Usage: plumb serve [OPTIONS] (this is the daemon `plumb serve` starts; "
                                            + "see plumb serve --help)\n")
             exit(ExitCode.usage.rawValue)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Plumb
+import PlumbBase
 import PlumbCommandLine
 import PlumbService
 import Synchronization
@@ -58,11 +59,11 @@ enum ServeCommand: Command {
         }) {
         case .success(let loaded): config = loaded
         case .failure(let error):
-            FileHandle.standardError.write("plumb serve: \(error)\n")
+            StandardStream.error.write("plumb serve: \(error)\n")
             return .usage
         }
         if printConfig {
-            FileHandle.standardOutput.write(config.iniText())
+            StandardStream.output.write(config.iniText())
             return .success
         }
         switch Result(catching: { () throws(ConfigError) -> ServeChoices in 
@@ -70,11 +71,11 @@ enum ServeCommand: Command {
         }) {
         case .success(let resolved): choices = resolved
         case .failure(let error):
-            FileHandle.standardError.write("plumb serve: \(error)\n")
+            StandardStream.error.write("plumb serve: \(error)\n")
             return .usage
         }
 
-        let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write("plumb serve: \(line)\n") }
+        let log: @Sendable (String) -> Void = { line in StandardStream.error.write("plumb serve: \(line)\n") }
         let control = ServeControl()
         let signals = SignalWatch(watchedSignals) { control.received($0) }
         defer { signals.cancel() }
@@ -88,7 +89,7 @@ enum ServeCommand: Command {
             log("recordings folder: \(daemon.recordingsFolder)")
             addresses = try await daemon.start()
         } catch {
-            FileHandle.standardError.write("plumb serve: error: \(error)\n")
+            StandardStream.error.write("plumb serve: error: \(error)\n")
             return .failure
         }
         let everywhere = ["0.0.0.0", "::"].contains(config.preview.address)
@@ -150,7 +151,7 @@ final class ServeControl: Sendable {
     /// On a Dispatch queue.
     func received(_ signal: Int32) {
         if signal != SIGUSR1, signal != SIGUSR2, stopping.withLock({ $0 }) {
-            FileHandle.standardError.write("plumb serve: \(ServeCommand.signalName(signal)) again: aborting; "
+            StandardStream.error.write("plumb serve: \(ServeCommand.signalName(signal)) again: aborting; "
                                            + "recordings keep what their last whole fragment holds\n")
             _exit(ExitCode.aborted.rawValue)  // not exit: see Interrupt (a finishing stop would win with 0)
         }

@@ -35,6 +35,10 @@ final class LayerTests: XCTestCase {
         // `plumb`: the one-shot commands, without the daemon and its HTTP server (in `plumb-serve`,
         // which `plumb serve` execs), so that they do not map libsoup and what it loads (issue 26).
         "PlumbCLI": ["PlumbService", "Soup", "CSoup", "CSoupShim", "PlumbServe"],
+        // What FoundationEssentials lacks of Foundation: below everything, above nothing but the system.
+        "PlumbBase": ["GLib", "CGio", "GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "Soup", "CSoup",
+                      "CSoupShim", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
+                      "Plumb", "PlumbService", "PlumbCLI", "PlumbServe", "PlumbCommandLine"],
         // What both executables share: the command line alone.
         "PlumbCommandLine": ["GLib", "CGio", "GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "Soup", "CSoup",
                              "CSoupShim", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
@@ -166,6 +170,26 @@ final class LayerTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 100, "the import scan found too few imports to be reading the sources")
+    }
+
+    /// `plumb` links no Foundation, only FoundationEssentials: a single `import Foundation` in
+    /// any module it is made of links Foundation, CoreFoundation and ICU in again, whose start-up
+    /// (ICU's static constructors, CoreFoundation's initializer) made about 1.6 MiB more of it
+    /// resident in every run (issue 26, bench/README.md "Memory").
+    func testPlumbsModulesImportNoFoundation() throws {
+        let targets = try Self.describe()
+        let linked = Self.closure(of: "PlumbCLI", in: targets).union(["PlumbCLI"])
+        XCTAssertTrue(linked.isSuperset(of: ["Plumb", "PlumbBase", "GStreamer", "PlumbMedia"]), "\(linked)")
+        var files = 0
+        for name in linked.sorted() {
+            guard let t = targets[name], !t.isC else { continue }
+            for (file, module) in try Self.imports(of: t) {
+                files += 1
+                XCTAssertFalse(["Foundation", "FoundationNetworking", "FoundationXML"].contains(module),
+                               "\(file) imports \(module): `plumb` would link Foundation again; use FoundationEssentials and PlumbBase")
+            }
+        }
+        XCTAssertGreaterThan(files, 100, "too few imports read")
     }
 
     /// The checks above can fail: a rotation target that reached GStreamer through the engine is caught.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 import PlumbMedia
 
@@ -18,12 +21,12 @@ public enum Thumbnail {
     ///   when it has no decodable picture; `timedOut` only when decoding takes longer than
     ///   `timeout`.
     public static func jpeg(of path: String, width: Int = 320, timeout: Duration = .seconds(15)) throws -> Data {
-        let name = (path as NSString).lastPathComponent
-        if ["mp4", "mov", "m4v"].contains((path as NSString).pathExtension.lowercased()), !MP4File.hasMovieHeader(path: path) {
+        let name = Path.name(path)
+        if ["mp4", "mov", "m4v"].contains(Path.extension(path).lowercased()), !MP4File.hasMovieHeader(path: path) {
             throw CaptureError.invalidArgument("\(name) has no movie header (it was cut before one was written, or is "
                                                + "not an MP4): no picture to make a thumbnail of; plumb repair may mend it")
         }
-        let location = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let location = path.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         let pipeline = try Pipeline.parse(
             "filesrc location=\"\(location)\" ! decodebin ! videoconvert ! videoscale "
             + "! video/x-raw,width=\(width),pixel-aspect-ratio=1/1 ! jpegenc quality=80 "

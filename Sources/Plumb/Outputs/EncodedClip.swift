@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 import PlumbDescription
 import PlumbLocation
@@ -126,7 +129,7 @@ public final class EncodedClip: Sendable {
         let s = state.withLock { $0 }
         var frames = s.frames
         if failure != nil { frames = (try? MP4File.videoSampleCount(path: url.path)) ?? 0 }
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let bytes = Path.size(url.path) ?? 0
         // The frames written span first ... lastEnd; a file that failed holds fewer of them.
         let seconds = Double(frames) * Double(s.lastEnd - (s.first ?? s.lastEnd)) / 1e9 / Double(max(1, s.frames))
         var facts = RecordingFacts(codec: codec.rawValue, encoder: encoder, width: size.width, height: size.height,

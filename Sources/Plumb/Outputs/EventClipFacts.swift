@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What an event clip is: in the answer to its trigger (while it records), and complete
 /// once its file is finished. Times are wall-clock ISO 8601 (UTC, milliseconds).

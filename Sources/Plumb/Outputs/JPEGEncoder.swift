@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 import PlumbMedia
 import Synchronization
@@ -40,7 +43,7 @@ final class JPEGEncoder: Sendable {
 
     init(name: String = "plumb.jpeg") {
         let work = self.work, live = self.livePipelines
-        let thread = Thread {
+        startThread(named: name) {
             while true {
                 work.ready.wait()
                 let next: Job? = work.queue.withLock { q in q.jobs.isEmpty ? nil : q.jobs.removeFirst() }
@@ -57,8 +60,6 @@ final class JPEGEncoder: Sendable {
                 })
             }
         }
-        thread.name = name
-        thread.start()
     }
 
     deinit {

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbLocation
 
 /// Motion started or ended, as a `MotionOutput` reports it.
@@ -25,7 +28,6 @@ public struct MotionEvent: Sendable, Hashable {
     }
 
     public var jsonLine: String {
-        let data = (try? JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        JSONText.line(jsonObject)
     }
 }

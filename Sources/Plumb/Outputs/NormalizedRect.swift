@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbRotation
 
 /// A rectangle in normalised coordinates (0...1, origin top left), like AVFoundation's
@@ -21,7 +24,7 @@ public struct NormalizedRect: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// "x,y,w,h" (as `--region` and `[scan] region` take it), inside the picture and not empty.
     public static func parse(_ text: String) throws(CaptureError) -> NormalizedRect {
-        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = text.split(separator: ",").map { Double($0.trimmed) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else {
             throw .invalidArgument("region \"\(text)\" must be x,y,width,height in 0...1 (e.g. 0.25,0.25,0.5,0.5)")
         }

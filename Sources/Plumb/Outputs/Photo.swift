@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A JPEG and its facts.
 public struct Photo: Sendable {

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What a photo is, as the one-shot command prints it and an HTTP header carries it.
 public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 import PlumbDescription
 import PlumbLocation
@@ -166,11 +169,11 @@ public final class PhotoOutput: CaptureOutput {
     /// header, resolution, components, colour space), and the GPS IFD when there is a
     /// location (jifmux's has neither the GPS time, the positioning error, speed nor direction).
     static func rewritingExif(_ jpeg: Data, takenAt: Date, location: GeoLocation?, controls: CameraControlReading? = nil,
-                              timeZone: TimeZone = .current) -> Result<Data, any Error> {
+                              timeZone: TimeZone? = nil) -> Result<Data, any Error> {
         Result { () throws(MediaError) -> Data in
             let frame = try JPEGExifWriter.frame(of: jpeg)
             return try JPEGExifWriter.editing(jpeg) { exif in
-                exif.setTimes(takenAt, timeZone: timeZone)
+                exif.setTimes(takenAt, timeZone: timeZone ?? .local(at: takenAt))
                 exif.setImage(frame)
                 if let location { exif.setGPS(location) }
                 if let controls { exif.setExposure(Self.exposure(controls)) }
@@ -199,7 +202,7 @@ public final class PhotoOutput: CaptureOutput {
         var tags = TagList()
         try tags.set(TagList.deviceManufacturer, make(for: camera))
         try tags.set(TagList.deviceModel, camera.name)
-        try tags.set(TagList.dateTime, takenAt, timeZone: .current)
+        try tags.set(TagList.dateTime, takenAt, timeZone: .local(at: takenAt))
         try tags.set(TagList.imageOrientation, angle.imageOrientationTag)
         try tags.set(TagList.applicationName, "Plumb")
         // EXIF DigitalZoomRatio (GST_TAG_CAPTURING_DIGITAL_ZOOM_RATIO), only when zoomed.

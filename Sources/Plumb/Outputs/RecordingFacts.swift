@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What a finished recording is, as the one-shot command prints it. A recording that split
 /// on rotation into several files sums them up here and lists each in `segments`.

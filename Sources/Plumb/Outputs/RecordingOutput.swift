@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 import PlumbLocation
 import PlumbMedia
@@ -118,12 +121,12 @@ public final class RecordingOutput: CaptureOutput {
     static func checkWritable(_ url: URL) throws {
         guard url.isFileURL else { throw CaptureError.unwritable(path: url.absoluteString, reason: "not a file path") }
         let path = url.path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        var isDirectory: Bool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
             throw CaptureError.unwritable(path: path, reason: "it is a directory")
         }
         let folder = url.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory else {
             throw CaptureError.unwritable(path: path, reason: "the folder \(folder) does not exist")
         }
         guard access(folder, W_OK) == 0 else {
@@ -445,7 +448,7 @@ public final class RecordingOutput: CaptureOutput {
 
     func facts() -> RecordingFacts {
         let s = state.withLock { $0 }
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let bytes = Path.size(url.path) ?? 0
         let progress = s.stage.progress
         let seconds = progress?.seconds ?? 0
         let angle = s.stage.angle ?? .degrees0

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Duplicate suppression: a code that stays in view is one detection; it is new again only
 /// once it has been out of view for longer than `forgetAfter`, on the frames' own clock.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import PlumbLocation
 
 /// One code the scanner found: reported once while it stays in view (see `ScanOptions.forgetAfter`).
@@ -29,7 +32,6 @@ public struct ScanDetection: Sendable, Hashable {
     }
 
     public var jsonLine: String {
-        let data = (try? JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        JSONText.line(jsonObject)
     }
 }

@@ -1,3 +1,4 @@
+import PlumbBase
 import ZBar
 
 /// A kind of barcode the scanner can read, by the name `--types` and `[scan] types` take.
@@ -35,7 +36,7 @@ public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable {
     /// "qr,ean13": the names, comma-separated; an unknown one is an error listing the known.
     public static func parseList(_ text: String) throws(CaptureError) -> Set<Symbology> {
         var out = Set<Symbology>()
-        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+        for name in text.split(separator: ",").map({ $0.trimmed.lowercased() }) where !name.isEmpty {
             guard let s = Symbology(rawValue: name) else {
                 throw .invalidArgument("unknown barcode type \"\(name)\"; known: \(allCases.map(\.rawValue).joined(separator: ", "))")
             }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 import Synchronization
 
@@ -42,7 +45,7 @@ public final class WHEPPreview: Sendable {
         /// `stun:HOST:PORT` (as browsers write it), `stun://HOST:PORT` or `HOST:PORT` to
         /// webrtcbin's `stun://HOST:PORT`; nil for anything else.
         public static func stunURL(_ text: String) -> String? {
-            var rest = text.trimmingCharacters(in: .whitespaces)
+            var rest = text.trimmed
             for prefix in ["stun://", "stun:"] where rest.hasPrefix(prefix) {
                 rest = String(rest.dropFirst(prefix.count))
                 break
@@ -117,7 +120,7 @@ public final class WHEPPreview: Sendable {
         let onEnd: @Sendable (WHEPViewer, WHEPViewer.End) -> Void = { [weak self] in self?.viewerEnded($0, $1) }
         let (viewer, answer) = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<(WHEPViewer, String), any Error>) in
-            let thread = Thread {
+            startThread(named: "plumb.whep.answer") {
                 do {
                     continuation.resume(returning: try WHEPViewer.open(
                         id: id, offer: offer, stream: stream, orientation: orientation, stun: stun, gatheringTimeout: gathering,
@@ -128,8 +131,6 @@ public final class WHEPPreview: Sendable {
                     continuation.resume(throwing: OpenError.negotiation("\(error)"))
                 }
             }
-            thread.name = "plumb.whep.answer"
-            thread.start()
         }
         viewers.withLock { $0[id] = viewer }
         if let end = viewer.end { viewerEnded(viewer, end) }  // it ended while answering

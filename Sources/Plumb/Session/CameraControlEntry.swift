@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// One control as JSON: what `plumb controls --json` prints and `GET /controls` answers,
@@ -33,7 +36,7 @@ public struct CameraControlEntry: Encodable, Sendable {
         name = control.name
         label = control.label
         plainName = CameraControlID.plainNames[control.id]
-        id = String(format: "0x%08x", control.id)
+        id = String(cFormat: "0x%08x", control.id)
         type = control.kind.word
         minimum = control.minimum
         maximum = control.maximum

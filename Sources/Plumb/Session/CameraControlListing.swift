@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// A camera's controls with their values as `v4l2-ctl --list-ctrls-menus` prints them — the
@@ -18,7 +21,7 @@ public struct CameraControlListing: Sendable, Equatable {
         var controls: [V4L2ControlInfo] = []
         var values: [UInt32: V4L2ControlValue] = [:]
         for raw in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed
             if let entry = Self.menuEntry(line), !controls.isEmpty {
                 let last = controls.count - 1
                 if controls[last].kind == .integerMenu {
@@ -38,7 +41,7 @@ public struct CameraControlListing: Sendable, Equatable {
     /// `1: Manual Mode` (menu) or `0: -4000 (0xfffffffffffff060)` (integer menu).
     private static func menuEntry(_ line: String) -> (index: Int64, text: String)? {
         guard let colon = line.firstIndex(of: ":"), let index = Int64(line[..<colon]) else { return nil }
-        return (index, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        return (index, line[line.index(after: colon)...].trimmed)
     }
 
     /// `brightness 0x00980900 (int)    : min=0 max=255 step=1 default=128 value=128 flags=slider`.
@@ -50,12 +53,12 @@ public struct CameraControlListing: Sendable, Equatable {
               let colon = words[2].firstIndex(of: ":") else { return nil }
         var rest = String(words[2][words[2].index(after: colon)...])
         var flags: V4L2ControlFlags = []
-        if let range = rest.range(of: "flags=") {
-            flags = V4L2ControlFlags(names: rest[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if let range = rest.firstRange(of: "flags=") {
+            flags = V4L2ControlFlags(names: rest[range.upperBound...].split(separator: ",").map { $0.trimmed })
             rest = String(rest[..<range.lowerBound])
         }
         var stringValue: String?
-        if let range = rest.range(of: "value='"), let end = rest.range(of: "'", options: .backwards), end.lowerBound >= range.upperBound {
+        if let range = rest.firstRange(of: "value='"), let end = rest.ranges(of: "'").last, end.lowerBound >= range.upperBound {
             stringValue = String(rest[range.upperBound..<end.lowerBound])
             rest = String(rest[..<range.lowerBound])
         }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// The plain control names (`exposure=manual`, `exposure-time=0.01`, `torch=on` ...) as the
@@ -8,7 +11,7 @@ enum CameraControlMapping {
 
     /// A word as compared: lower case, '-' for every run of other characters ("Manual Mode" → manual-mode).
     static func word(_ text: String) -> String {
-        V4L2ControlInfo.variableName(text).replacingOccurrences(of: "_", with: "-")
+        V4L2ControlInfo.variableName(text).replacing("_", with: "-")
     }
 
     static func driverValues(name: String, value: String, controls: [V4L2ControlInfo],
@@ -105,7 +108,7 @@ enum CameraControlMapping {
                 return [(mode, "2", name), (intensity, value, name)]
             }
         default:
-            let wanted = name.replacingOccurrences(of: "-", with: "_")
+            let wanted = name.replacing("-", with: "_")
             guard let control = controls.first(where: { $0.name == wanted }) else {
                 let known = CameraControlID.allPlainNames.filter { plainNameAvailable($0, byID) }
                     + controls.filter { CameraControlID.plainNames[$0.id] == nil }.map(\.name)
@@ -131,7 +134,7 @@ enum CameraControlMapping {
     }
 
     private static func seconds(_ units: Int64) -> String {
-        let text = String(format: "%.4f", Double(units) / 10_000)
+        let text = String(cFormat: "%.4f", Double(units) / 10_000)
         var trimmed = Substring(text)
         while trimmed.hasSuffix("0") { trimmed = trimmed.dropLast() }
         if trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// `name=value` settings (`--control`, `[camera] controls`) resolved against one camera's
@@ -17,10 +20,10 @@ public struct CameraControlRequest: Sendable, Equatable {
     public init(parsing items: [String]) throws(CameraControlError) {
         var assignments: [(String, String)] = []
         for item in items {
-            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            let trimmed = item.trimmed
             guard let eq = trimmed.firstIndex(of: "=") else { throw .malformed(trimmed) }
-            let name = trimmed[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = trimmed[trimmed.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            let name = trimmed[..<eq].trimmed.lowercased()
+            let value = trimmed[trimmed.index(after: eq)...].trimmed
             guard !name.isEmpty else { throw .malformed(trimmed) }
             assignments.append((name, value))
         }
@@ -34,7 +37,7 @@ public struct CameraControlRequest: Sendable, Equatable {
 
     /// A config value: `exposure=manual, exposure-time=0.01`.
     public init(parsingList text: String) throws(CameraControlError) {
-        try self.init(parsing: text.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        try self.init(parsing: text.split(separator: ",").map(String.init).filter { !$0.trimmed.isEmpty })
     }
 
     /// What resolving yields: the batch, and the names this camera lacks (when asked to skip them).

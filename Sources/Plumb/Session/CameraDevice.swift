@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// A V4L2 camera: a device node and the name it reports.

@@ -1,3 +1,4 @@
+import PlumbBase
 import GStreamer
 
 /// A camera that cannot be opened: which device, and why, in words that say what to fix.
@@ -82,7 +83,7 @@ public struct CameraError: Error, Sendable, Equatable, CustomStringConvertible {
             self.init(device: device, gstreamer: error)
             return
         }
-        let reason = error.debug?.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        let reason = error.debug?.split(separator: "\n").last.map { $0.trimmed }
         self.init(device: device, cause: .lost,
                   detail: [error.message, reason].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " "))
     }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlumbDescription
 
 /// What the capture session and its outputs throw. GStreamer's errors are mapped to these

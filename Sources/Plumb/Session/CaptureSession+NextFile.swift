@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// Rolling recordings over to their next segments (`FileSwap`): the session's side —

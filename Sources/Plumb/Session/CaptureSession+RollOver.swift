@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// A recording rolls over to its next segment (file), whatever asks for it: the caller on

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// Recordings that split on rotation (`RecordingOptions.splitOnRotation`): when the capture

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PlumbRotation
 
 /// Following a `RotationObserver`, as AVCam's `CaptureService` follows its rotation observer.

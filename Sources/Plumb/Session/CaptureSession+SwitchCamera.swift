@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// What `switchCamera(to:)` did: the camera before and after, and how long the tee went

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// This process's descriptors on one character device, found by its device number (so a
 /// node unplugged, renamed or deleted meanwhile is still recognised).

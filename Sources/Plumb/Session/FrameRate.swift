@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// A frame rate as GStreamer writes it (30/1, 30000/1001).
@@ -13,7 +16,7 @@ public struct FrameRate: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Parses "30/1" or "30".
     public init?(parsing text: String) {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/")
+        let parts = text.trimmed.split(separator: "/")
         guard let n = parts.first.flatMap({ Int($0) }) else { return nil }
         let d = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
         guard d > 0 else { return nil }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// A still image (PNG or JPEG) shown as a live camera: `filesrc ! pngdec|jpegdec ! imagefreeze
@@ -27,11 +29,14 @@ public struct ImageCameraSource: Sendable, Hashable {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw CameraError(device: identifier, cause: .notAnImage, detail: "\(path) is not a regular file")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else {
             throw CameraError(device: identifier, cause: .permissionDenied, detail: "\(path) cannot be read")
         }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+        defer { close(file) }
+        var head = [UInt8](repeating: 0, count: 8)
+        let count = head.withUnsafeMutableBytes { read(file, $0.baseAddress, 8) }
+        head = Array(head.prefix(max(0, count)))
         if Self.isPNG(head) {
             decoder = "pngdec"
         } else if Self.isJPEG(head) {

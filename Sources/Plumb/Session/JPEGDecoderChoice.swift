@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// Which element decodes an MJPEG camera's frames: the board's V4L2 JPEG decoder

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// Picks the camera mode closest to a request, from the caps the camera offers.
@@ -99,7 +102,7 @@ public enum ModeChooser {
     }
 
     private static func number(_ r: Double) -> String {
-        r == r.rounded() ? String(Int(r)) : String(format: "%.2f", r)
+        r == r.rounded() ? String(Int(r)) : String(cFormat: "%.2f", r)
     }
 
     /// Which encoding the camera should send, when it offers a choice.
@@ -151,13 +154,13 @@ public enum ModeChooser {
     }
 
     private static func unquote(_ s: String) -> String {
-        s.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        s.trimming("\" ")
     }
 
     /// "640", or a range "[ 16, 1920 ]" met at the request (clamped, even) when possible.
     private static func integers(_ values: [String], requested: Int) -> [Int] {
         values.compactMap { v -> Int? in
-            if let i = Int(v.trimmingCharacters(in: .whitespaces)) { return i }
+            if let i = Int(v.trimmed) { return i }
             let bounds = rangeBounds(v).compactMap { Int($0) }
             guard bounds.count >= 2 else { return nil }
             return min(max(requested, bounds[0]), bounds[1])
@@ -177,7 +180,7 @@ public enum ModeChooser {
     private static func rangeBounds(_ text: String) -> [String] {
         guard text.hasPrefix("[") else { return [] }
         return text.dropFirst().dropLast().split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
+            $0.trimmed
         }
     }
 }

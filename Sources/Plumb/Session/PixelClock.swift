@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The wall clock written into a frame's pixels, so a consumer can tell how old the frame
 /// it decoded is (glass-to-glass latency, `make bench`), whatever carried it: RTSP,

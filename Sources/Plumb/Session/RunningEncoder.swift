@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GStreamer
 
 /// A video encoder running in a capture session's pipeline now: which element, what it
@@ -42,7 +44,7 @@ public struct RunningEncoder: Sendable, Equatable {
               klass.contains("Encoder"), klass.contains("Video") else { return nil }
         let input = element.staticPad("sink")?.currentCaps?.structure(at: 0)
         let output = element.staticPad("src")?.currentCaps?.structure(at: 0)?.name
-        let codec = output.map { $0.replacingOccurrences(of: "video/x-", with: "") }
+        let codec = output.map { $0.replacing("video/x-", with: "") }
             ?? EncoderCandidate.named(factory)?.codec.rawValue
         self.init(element: factory, codec: codec, width: input?.int("width"), height: input?.int("height"),
                   bitrate: Self.bitrate(of: element, factory: factory), kind: kind, file: file)

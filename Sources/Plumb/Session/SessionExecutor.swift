@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 
 /// The capture session's serial executor: ONE thread that runs the session actor's

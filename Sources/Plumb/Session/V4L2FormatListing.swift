@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// The modes in a `v4l2-ctl --list-formats-ext` listing — what a camera offers, in the
 /// words its owner can paste into a bug report — as `ModeChooser` takes them. Discrete
@@ -14,7 +17,7 @@ public enum V4L2FormatListing {
         var encoding: CameraMode.Encoding?
         var size: VideoSize?
         for raw in listing.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed
             if line.hasPrefix("["), let open = line.firstIndex(of: "'"),
                let close = line[line.index(after: open)...].firstIndex(of: "'") {
                 let fourcc = String(line[line.index(after: open)..<close])

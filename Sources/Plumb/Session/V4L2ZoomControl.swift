@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import GStreamer
 
 /// A camera's own zoom (the V4L2 `zoom_absolute` control), which the session uses instead
@@ -30,7 +33,7 @@ public struct V4L2ZoomControl: Sendable, Equatable {
     /// `zoom_absolute 0x009a090d (int)    : min=100 max=500 step=1 default=100 value=100`.
     public static func parse(listing: String) -> V4L2ZoomControl? {
         for raw in listing.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed
             guard line.hasPrefix("zoom_absolute "), !line.contains("flags=inactive"),
                   !line.contains("flags=disabled"), let colon = line.firstIndex(of: ":") else { continue }
             var fields: [String: Int] = [:]

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// An exclusive lock on a recordings folder (`flock` on the folder itself): `plumb serve`
 /// holds it while it runs and `plumb repair` while it works, so a repair never rewrites a

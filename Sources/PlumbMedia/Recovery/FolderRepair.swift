@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// The repair of a recordings folder after a crash (`plumb repair FOLDER`, and `plumb serve`
 /// before it records): every `.mp4` at the folder's top level is examined. One a crash left
@@ -35,7 +38,10 @@ public enum FolderRepair {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         } catch {
-            throw RepairError("cannot read the folder \(folder): \(error.localizedDescription)")
+            let listing = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let reason = listing < 0 ? String(cString: strerror(errno)) : "it could not be listed"
+            if listing >= 0 { close(listing) }
+            throw RepairError("cannot read the folder \(folder): \(reason)")
         }
         if !options.dryRun {
             for name in names where name.hasPrefix(MP4Repair.temporaryPrefix) && name.hasSuffix(".tmp") {
@@ -109,7 +115,7 @@ public enum FolderRepair {
         } else if !dryRun {
             guard mkdir(damaged, 0o755) == 0 || errno == EEXIST else { throw .system("create the folder", damaged) }
         }
-        let stem = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
+        let stem = Path.deletingExtension(name), ext = Path.extension(name)
         var target = name
         var n = 2
         while lstat(damaged + "/" + target, &info) == 0 {

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What a recording a crash left needs, and the rewrite that makes it a normal MP4.
 ///

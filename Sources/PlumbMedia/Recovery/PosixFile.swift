@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A file descriptor for the few system calls a repair needs (exclusive create, positioned
 /// writes, fsync, the owner and times kept); closed on deinit.

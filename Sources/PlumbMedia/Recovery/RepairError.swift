@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A recording could not be repaired, moved or locked; the message says what and why.
 public struct RepairError: Error, Sendable, Equatable, CustomStringConvertible {
