@@ -75,7 +75,7 @@ let package = Package(
         // ZBar: zbar's image scanner, the symbols it finds and where.
         .target(name: "ZBar", dependencies: ["CZBar"]),
         // Soup: the HTTP server over libsoup, run on a GLib MainContext.
-        .target(name: "Soup", dependencies: ["GLib", "CSoup", "CSoupShim"]),
+        .target(name: "Soup", dependencies: ["GLib", "CSoup", "CSoupShim", "PlumbBase"]),
 
         // What FoundationEssentials lacks of Foundation, which no module here imports (issue 26):
         // printf numbers, trimming, path parts, stdout/stderr, a named thread.
@@ -96,7 +96,7 @@ let package = Package(
                                "PlumbBase"]),
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
         // It sees the engine's types and errors only: no GStreamer (LayerTests).
-        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib"]),
+        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib", "PlumbBase"]),
         // What both executables share: arguments, the command protocol, exit codes, signals.
         .target(name: "PlumbCommandLine", dependencies: ["CPlumbCLIShim", "PlumbBase"]),
         // The `plumb` executable: the one-shot commands. No GStreamer or GLib of its own, and not

@@ -22,7 +22,8 @@ strip --strip-debug -o "$work/plumb-serve" "$bin/plumb-serve"
 
 profile() {  # NAME ARGV...: the functions of ARGV[0] that ran, into $work/NAME.fns
     local name=$1; shift
-    valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no --dump-instr=no \
+    # A job that hangs under valgrind fails the script instead of stalling it.
+    timeout 900 valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no --dump-instr=no \
         --callgrind-out-file="$work/$name.out" "$@" > "$work/$name.log" 2>&1 || {
         echo "order-symbols: $name failed:" >&2; tail -20 "$work/$name.log" >&2; exit 1; }
     # "ob=" names the object the following "fn=" blocks belong to.

@@ -40,3 +40,27 @@ extension Path {
         return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 }
+
+extension Path {
+    /// Why `path` cannot be opened for reading (as a folder when `folder`), in the system's
+    /// words ("Permission denied", "Not a directory"); what Foundation's `localizedDescription`
+    /// of a failed read said. "it could not be read" when it opens after all.
+    public static func whyUnreadable(_ path: String, folder: Bool = false) -> String {
+        let file = open(path, O_RDONLY | O_CLOEXEC | (folder ? O_DIRECTORY : 0))
+        guard file >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(file) }
+        var byte: UInt8 = 0
+        return !folder && read(file, &byte, 1) < 0 ? String(cString: strerror(errno)) : "it could not be read"
+    }
+
+    /// Makes the folder and the parents it lacks (mode 0755 less the umask); nil when it
+    /// exists or was made, else why not, in the system's words.
+    public static func makeFolders(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR ? nil : String(cString: strerror(ENOTDIR)) }
+        let parent = folder(path)
+        if !parent.isEmpty, parent != path, let failure = makeFolders(parent) { return failure }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { return String(cString: strerror(errno)) }
+        return nil
+    }
+}

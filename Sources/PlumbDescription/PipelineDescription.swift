@@ -46,8 +46,8 @@ public struct PipelineDescription: Sendable {
 
     public init(text: String, file: String = "<string>") throws(Diagnostic) {
         self.file = file
-        var lines = text.components(separatedBy: "\n").map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
-        var name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
+        var name = Path.name(Path.deletingExtension(file))
         var summary: String?
         var variables: [Variable] = []
         for (index, line) in lines.enumerated() {

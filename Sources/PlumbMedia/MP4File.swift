@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import PlumbBase
 import PlumbRotation
 
 /// What an MP4/QuickTime file says about its tracks and orientation.
@@ -51,7 +52,7 @@ public enum MP4File {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? Self.whyUnreadable(path) : "no such file"
+            let reason = FileManager.default.fileExists(atPath: path) ? Path.whyUnreadable(path) : "no such file"
             throw .cannotRead(path: path, reason: reason)
         }
         let result: Result<T, MediaError> = data.withUnsafeBytes { raw in
@@ -61,14 +62,3 @@ public enum MP4File {
     }
 }
 
-extension MP4File {
-    /// The system's reason a file that exists cannot be read ("Permission denied", "Is a
-    /// directory"), found by opening it.
-    static func whyUnreadable(_ path: String) -> String {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return String(cString: strerror(errno)) }
-        defer { close(file) }
-        var byte: UInt8 = 0
-        return read(file, &byte, 1) < 0 ? String(cString: strerror(errno)) : "it could not be read"
-    }
-}

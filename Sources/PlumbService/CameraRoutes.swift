@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Soup
 import Plumb
 import PlumbRotation
@@ -74,7 +77,7 @@ struct CameraRoutes: Sendable {
             _ = controls.cameraOpened(session)
             let record = CameraSwitchRecord(from: done.from, to: done.to, restartSeconds: done.restartSeconds,
                                             facing: facing.rawValue)
-            log("camera switched: \(done.from) -> \(done.to) (\(facing), the source restarted in \(String(format: "%.3f", done.restartSeconds)) s)")
+            log("camera switched: \(done.from) -> \(done.to) (\(facing), the source restarted in \(String(cFormat: "%.3f", done.restartSeconds)) s)")
             publish(.cameraSwitched(record))
             return .json(record)
         }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Plumb
 
 /// A configuration that cannot be used: says where (file and line, or the

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Soup
 
 /// The control page at `/`: plain HTML, CSS and JavaScript from a folder (`web/` in the

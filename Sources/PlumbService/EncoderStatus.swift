@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Plumb
 
 /// Which encoders the daemon's preview and recordings use and why the better ones were

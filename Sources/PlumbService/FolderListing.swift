@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Plumb
 
 /// The regular files directly in the recordings folder, as retention sees them, kept from

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Gives the heap's free pages back to the system (glibc's `malloc_trim(0)`). glibc keeps
 /// what a thread freed in its arena for reuse: after a thumbnail (libav's frame pools) or

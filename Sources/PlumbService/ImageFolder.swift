@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Plumb
 
 /// `[camera] image-folder`: where `POST /camera?device=image:FILE` may take pictures from.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Plumb
 
 /// Motion started or ended, as the `motion` event gives it:

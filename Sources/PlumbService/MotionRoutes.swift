@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Soup
 import Plumb
 import PlumbLocation
@@ -130,8 +132,9 @@ struct MotionRoutes: Sendable {
     /// `{"mask": [[x, y, width, height], ...]}`, each rectangle checked as `[motion] mask`'s are.
     static func mask(_ body: Data) throws(APIError) -> [NormalizedRect] {
         let example = #"send {"mask": [[x, y, width, height], ...]}: rectangles of the upright picture, normalised 0 to 1 (e.g. [[0, 0, 1, 0.1]]), [] for none"#
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-              let given = object["mask"] as? [Any] else { throw .badRequest(example) }
+        guard case .object(let object)? = JSONValue.parse(body), case .array(let given)? = object["mask"] else {
+            throw .badRequest(example)
+        }
         if let other = object.keys.sorted().first(where: { $0 != "mask" }) {
             throw .badRequest("\(other) cannot be changed while running: only mask can (the other [motion] settings are in the config file)")
         }
@@ -140,9 +143,14 @@ struct MotionRoutes: Sendable {
         }
         var rects: [NormalizedRect] = []
         for (index, item) in given.enumerated() {
-            let numbers = (item as? [Any])?.compactMap(Self.number).filter(\.isFinite)
-            guard let numbers, numbers.count == 4, (item as? [Any])?.count == 4 else {
-                throw .badRequest("mask rectangle \(index + 1) (\(Self.shown(item))) must be [x, y, width, height]: 4 numbers from 0 to 1")
+            guard case .array(let elements) = item, elements.count == 4 else {
+                throw .badRequest("mask rectangle \(index + 1) (\(item.line)) must be [x, y, width, height]: 4 numbers from 0 to 1")
+            }
+            let numbers = elements.compactMap { element -> Double? in
+                if case .number(let n) = element, n.isFinite { return n } else { return nil }
+            }
+            guard numbers.count == 4 else {
+                throw .badRequest("mask rectangle \(index + 1) (\(item.line)) must be [x, y, width, height]: 4 numbers from 0 to 1")
             }
             do {
                 rects.append(try NormalizedRect.parse(numbers.map { String($0) }.joined(separator: ",")))
@@ -152,19 +160,5 @@ struct MotionRoutes: Sendable {
             }
         }
         return rects
-    }
-
-    /// A JSON number; nil for anything else, `true` and `false` included (JSONSerialization
-    /// gives those as NSNumbers too, of the ObjC type `c`, char).
-    private static func number(_ value: Any) -> Double? {
-        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
-        return number.doubleValue
-    }
-
-    /// A JSON value as the client sent it, for an error message.
-    private static func shown(_ value: Any) -> String {
-        guard JSONSerialization.isValidJSONObject([value]),
-              let data = try? JSONSerialization.data(withJSONObject: [value]) else { return "\(value)" }
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }
 }

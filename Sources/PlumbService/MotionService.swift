@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Synchronization
 import Plumb
 
@@ -128,7 +131,7 @@ public final class MotionService: Sendable {
         }
         guard current else { return }
         publish(.motion(record))
-        log("motion \(record.motion) (\(String(format: "%.1f", record.fraction * 100)) % of the picture, "
+        log("motion \(record.motion) (\(String(cFormat: "%.1f", record.fraction * 100)) % of the picture, "
             + "\(record.boxes.count) region\(record.boxes.count == 1 ? "" : "s"))")
     }
 

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Soup
 import Plumb
 
@@ -39,7 +42,7 @@ public struct RecordingThumbnails: Sendable {
 
     static func make(_ file: String) async throws -> Data {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            let thread = Thread {
+            startThread(named: "plumb.thumbnail") {
                 let result = Result { try Thumbnail.jpeg(of: file) }
                 HeapTrim.now()  // what the decoder freed stays resident otherwise
                 do {
@@ -48,8 +51,6 @@ public struct RecordingThumbnails: Sendable {
                     continuation.resume(throwing: APIError.internalError("cannot make a thumbnail: \(error)"))
                 }
             }
-            thread.name = "plumb.thumbnail"
-            thread.start()
         }
     }
 }

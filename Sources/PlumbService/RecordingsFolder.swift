@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Soup
 import Plumb
 import PlumbMedia
@@ -38,10 +41,8 @@ public struct RecordingsFolder: Sendable {
 
     /// Creates the folder (and its parents) if missing; says what to fix if it cannot.
     public func create() throws(APIError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw .internalError("cannot create the recordings folder \(path): \(error.localizedDescription); "
+        if let reason = Path.makeFolders(path) {
+            throw .internalError("cannot create the recordings folder \(path): \(reason); "
                                  + "check [recording] folder and its permissions")
         }
     }
@@ -52,7 +53,7 @@ public struct RecordingsFolder: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw .internalError("cannot read the recordings folder \(path): \(error.localizedDescription)")
+            throw .internalError("cannot read the recordings folder \(path): \(Path.whyUnreadable(path, folder: true))")
         }
         var entries: [Entry] = []
         for name in names where (try? validate(name)) != nil {
@@ -92,7 +93,7 @@ public struct RecordingsFolder: Sendable {
                             + "started, less than a fragment ago); GET /recordings lists the playable ones")
         }
         return .file(file, contentType: RecordingsFolder.contentTypes[RecordingsFolder.fileExtension(name)]!,
-                     headers: ["Content-Disposition": "attachment; filename=\"\(name.replacingOccurrences(of: "\"", with: "_"))\""])
+                     headers: ["Content-Disposition": "attachment; filename=\"\(name.replacing("\"", with: "_"))\""])
     }
 
     /// A path for a new file that does not exist yet, named after `date` (UTC,
@@ -103,11 +104,11 @@ public struct RecordingsFolder: Sendable {
     /// before whose files are gone (a recording stopped before its first frame leaves none),
     /// which must not name a second file in the same events.
     public func newFile(extension ext: String, date: Date = Date(), prefix: String = "", avoiding: Set<String> = []) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss'Z'"
-        let stem = prefix + formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var t = tm()
+        gmtime_r(&seconds, &t)
+        let stem = prefix + String(cFormat: "%04d-%02d-%02dT%02d-%02d-%02dZ", Int(t.tm_year) + 1900, Int(t.tm_mon) + 1,
+                                   Int(t.tm_mday), Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec))
         let damaged = "\(path)/\(FolderRepair.damagedFolder)/"
         func taken(_ name: String) -> Bool {
             avoiding.contains(name) || FileManager.default.fileExists(atPath: "\(path)/\(name)")

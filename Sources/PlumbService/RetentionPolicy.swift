@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// Which recordings `plumb serve` deletes to stay within `[recording] max-bytes`,
 /// `min-free-bytes` and `max-age`: pure, no files, so that its choices are tested on
@@ -171,7 +174,7 @@ public enum RecordingKind: String, Sendable, CaseIterable, Comparable, Encodable
 func parseRecordingKinds(_ text: String) -> Set<RecordingKind>? {
     if text.lowercased() == "none" { return [] }
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        .map { $0.trimmed.lowercased() }
     guard !parts.isEmpty else { return nil }
     var kinds: Set<RecordingKind> = []
     for part in parts {

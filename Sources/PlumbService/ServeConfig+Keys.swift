@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Soup
 import GLib
 import PlumbRotation
@@ -235,7 +238,7 @@ private func formatNumber(_ v: Double) -> String {
 /// `http://HOST[:PORT]` or `https://...` items, comma-separated, as browsers write `Origin`
 /// (scheme and host, no path, no trailing slash); empty is none.
 private func parseOrigins(_ text: String) -> [String]? {
-    let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    let items = text.split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
     for item in items {
         guard let scheme = ["http://", "https://"].first(where: { item.hasPrefix($0) }) else { return nil }
         let rest = item.dropFirst(scheme.count)
@@ -252,7 +255,7 @@ private func renderFactor(_ v: Double) -> String {
 
 /// `[camera] controls`: empty for none; every item must be NAME=VALUE.
 private func parseControls(_ text: String) -> CameraControlRequest?? {
-    if text.trimmingCharacters(in: .whitespaces).isEmpty { return .some(nil) }
+    if text.trimmed.isEmpty { return .some(nil) }
     guard let request = try? CameraControlRequest(parsingList: text), !request.assignments.isEmpty else { return nil }
     return .some(request)
 }

@@ -1,3 +1,4 @@
+import PlumbBase
 import Plumb
 
 extension ServeConfig {
@@ -74,7 +75,7 @@ private func renderNumber(_ v: Double) -> String {
 
 /// `x,y,w,h;x,y,w,h`; empty is none.
 private func parseMasks(_ text: String) -> [NormalizedRect]? {
-    let items = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    let items = text.split(separator: ";").map { $0.trimmed }.filter { !$0.isEmpty }
     var masks: [NormalizedRect] = []
     for item in items {
         guard let rect = try? NormalizedRect.parse(item) else { return nil }

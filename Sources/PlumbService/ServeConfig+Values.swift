@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GLib
 import PlumbRotation
 import Plumb
@@ -113,7 +115,7 @@ func isPublishURL(_ text: String) -> Bool {
 func isMountPath(_ text: String) -> Bool {
     guard text.hasPrefix("/"), text.count > 1 else { return false }
     return text.unicodeScalars.allSatisfy { c in
-        c.isASCII && (CharacterSet.alphanumerics.contains(c) || "-._~/".unicodeScalars.contains(c))
+        c.isASCII && (c.properties.isAlphabetic || c.properties.numericType != nil || "-._~/".unicodeScalars.contains(c))
     }
 }
 

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Soup
 import GLib
 import PlumbRotation
@@ -157,11 +159,11 @@ public struct ServeConfig: Sendable, Equatable {
 extension ServeConfig {
     /// Reads a config file: the defaults, overridden by every key the file sets.
     public static func load(path: String) throws(ConfigError) -> ServeConfig {
-        var isDirectory: ObjCBool = false
+        var isDirectory: Bool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ConfigError(origin: .file(path), message: "cannot read the config file: there is no such file")
         }
-        guard !isDirectory.boolValue else {
+        guard !isDirectory else {
             throw ConfigError(origin: .file(path), message: "cannot read the config file: it is a directory")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -249,7 +251,7 @@ extension ServeConfig {
                 var value = key.render(self)
                 if redactingSecrets, key.isSecret, !value.isEmpty, value != "none" { value = "***" }
                 file.setString(value, group: group, key: key.name)
-                file.setComment(" " + key.documentation.replacingOccurrences(of: "\n", with: "\n "),
+                file.setComment(" " + key.documentation.replacing("\n", with: "\n "),
                                 group: group, key: key.name)
             }
         }

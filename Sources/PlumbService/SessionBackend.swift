@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import Plumb
 import PlumbLocation
@@ -206,7 +208,7 @@ public final class SessionBackend: ControlBackend {
                 try Task.checkCancellation()  // the client went away, or the server stops
             }
             var facts = try await clip.finalize()
-            facts.file = "clip-" + facts.startedAt.replacingOccurrences(of: ":", with: "-") + ".mp4"
+            facts.file = "clip-" + facts.startedAt.replacing(":", with: "-") + ".mp4"
             if let cut { facts.cutShort = "\(cut): \(facts.seconds) s of the \(seconds) s asked for" }
             let answer = CapturedClip(path: url.path, facts: facts) { [self, facts] delivered in
                 clipSent(path: url.path, facts: facts, delivered: delivered)
@@ -219,7 +221,7 @@ public final class SessionBackend: ControlBackend {
             // answered, saying why it is short; nothing playable: 507.
             retention?.run(because: "a write error")
             if var facts = clip.factsAfterFailure, facts.frames > 0 {
-                facts.file = "clip-" + facts.startedAt.replacingOccurrences(of: ":", with: "-") + ".mp4"
+                facts.file = "clip-" + facts.startedAt.replacing(":", with: "-") + ".mp4"
                 facts.cutShort = "\(facts.error ?? "\(error)"): \(facts.seconds) s of the \(seconds) s asked for"
                 let answer = CapturedClip(path: url.path, facts: facts) { [self, facts] delivered in
                     clipSent(path: url.path, facts: facts, delivered: delivered)

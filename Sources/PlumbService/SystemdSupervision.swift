@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// What `plumb serve` tells systemd (a `Type=notify` unit with `WatchdogSec=`): `READY=1`

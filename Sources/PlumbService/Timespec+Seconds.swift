@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 extension timespec {
     /// Seconds since the epoch, as `stat` gives a file's times to the nanosecond.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Soup
 import Plumb
 
@@ -64,7 +67,7 @@ public struct WHEPEndpoint: Sendable {
     /// The request's offer, or the 4xx that says what is wrong with it.
     static func offer(_ request: HTTPRequest) throws -> WHEPOffer {
         let type = request.headers["Content-Type"]?.split(separator: ";").first
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .map { $0.trimmed.lowercased() }
         guard type == "application/sdp" else {
             throw UnsupportedMediaType(given: type)
         }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One server-sent event (the `text/event-stream` format).
@@ -28,7 +30,7 @@ public struct ServerSentEvent: Sendable, Equatable {
         if let id { text += "id: \(Self.oneLine(id))\n" }
         if let event { text += "event: \(Self.oneLine(event))\n" }
         // CRLF, CR and LF all end a line in an event stream (CRLF is one Character in Swift).
-        let lines = data.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let lines = data.replacing("\r\n", with: "\n").replacing("\r", with: "\n")
         for line in lines.split(separator: "\n", omittingEmptySubsequences: false) {
             text += "data: \(line)\n"
         }
@@ -36,7 +38,7 @@ public struct ServerSentEvent: Sendable, Equatable {
     }
 
     private static func oneLine(_ s: String) -> String {
-        s.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+        s.replacing("\r\n", with: " ").replacing("\n", with: " ").replacing("\r", with: " ")
     }
 }
 

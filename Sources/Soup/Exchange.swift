@@ -1,6 +1,9 @@
 internal import CSoup
 internal import CSoupShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Synchronization
 
 #if canImport(Glibc)
@@ -75,7 +78,7 @@ final class Exchange: @unchecked Sendable {
     private func respond(_ original: HTTPResponse) async {
         var response = original
         var delivered = false
-        var file: FileHandle?
+        var file: OpenFile?
         var fileSize: Int64 = 0
         var removeAfterwards: String?
         if case let .file(path, removeWhenDone) = response.body {
@@ -85,11 +88,11 @@ final class Exchange: @unchecked Sendable {
                 fileSize = size
             } else {
                 // What the owner asked to send is not what goes: `onFinished` will say false.
-                response = .error(404, "no such file: \((path as NSString).lastPathComponent)")
+                response = .error(404, "no such file: \(Path.name(path))")
             }
         }
         defer {
-            try? file?.close()
+            file?.close()
             original.onFinished?(delivered)
             if let removeAfterwards { unlink(removeAfterwards) }
         }
@@ -108,7 +111,7 @@ final class Exchange: @unchecked Sendable {
             guard let file else { return }
             var remaining = fileSize
             while remaining > 0, !Task.isCancelled {
-                let chunk = (try? file.read(upToCount: min(core.options.fileChunkBytes, Int(remaining)))) ?? Data()
+                let chunk = file.read(upTo: min(core.options.fileChunkBytes, Int(remaining)))
                 if chunk.isEmpty {
                     // The file shrank under us: the client must not take a short body for a whole one.
                     if !isEnded { await core.onContext { [self] in abortConnection() } }
@@ -265,7 +268,7 @@ final class Exchange: @unchecked Sendable {
 
     /// Opens a regular file for reading; nil if it is missing, not a regular
     /// file, or a symlink (O_NOFOLLOW: a link cannot lead a download elsewhere).
-    private static func open(_ path: String) -> (FileHandle, Int64)? {
+    private static func open(_ path: String) -> (OpenFile, Int64)? {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var info = stat()
@@ -273,6 +276,32 @@ final class Exchange: @unchecked Sendable {
             close(fd)
             return nil
         }
-        return (FileHandle(fileDescriptor: fd, closeOnDealloc: true), Int64(info.st_size))
+        return (OpenFile(fd), Int64(info.st_size))
     }
+}
+
+/// A file being sent, read chunk by chunk; closed by `close()` or when let go of.
+/// `@unchecked Sendable`: one exchange reads it at a time.
+private final class OpenFile: @unchecked Sendable {
+    private var descriptor: Int32
+
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Up to `count` bytes; empty at the end of the file or on an error.
+    func read(upTo count: Int) -> Data {
+        guard descriptor >= 0 else { return Data() }
+        var bytes = [UInt8](repeating: 0, count: count)
+        while true {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, count) }
+            if n < 0 && errno == EINTR { continue }
+            return n > 0 ? Data(bytes[..<n]) : Data()
+        }
+    }
+
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { close() }
 }

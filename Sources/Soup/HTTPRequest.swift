@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A request as a route handler sees it: a copy of everything soup read, so a
 /// handler can run anywhere while the connection waits.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 
 /// What a handler answers: a status, headers and a body.
 public struct HTTPResponse: Sendable {
@@ -90,7 +93,7 @@ public enum JSON {
         var out = ""
         for unit in text.utf16 {
             if unit < 0x20 || unit > 0x7E {
-                out += String(format: "\\u%04x", unit)
+                out += String(cFormat: "\\u%04x", unit)
             } else {
                 out.unicodeScalars.append(Unicode.Scalar(unit)!)
             }

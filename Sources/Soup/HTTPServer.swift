@@ -1,6 +1,8 @@
 internal import CSoup
 internal import CSoupShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import GLib
 
@@ -476,7 +478,7 @@ final class ServerCore: @unchecked Sendable {
     /// soup's decoded form fields (a GHashTable of strings).
     /// Whether percent-encoded text decodes to a NUL byte.
     static func holdsNUL(_ encoded: String) -> Bool {
-        encoded.range(of: "%00", options: .caseInsensitive) != nil || encoded.utf8.contains(0)
+        encoded.lowercased().contains("%00") || encoded.utf8.contains(0)
     }
 
     private func decodeQuery(_ table: OpaquePointer?) -> [String: String] {

@@ -1,6 +1,8 @@
 internal import CSoup
 internal import CSoupShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// What the first bytes a client sent say about its request's head (the request
 /// line and the header fields, up to the empty line that ends them).

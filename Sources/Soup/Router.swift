@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Routes requests by method and path to async handlers.
 ///
@@ -92,7 +94,7 @@ public struct Router: Sendable {
         if path == "/" { return [] }
         var result: [String] = []
         for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard let decoded = String(raw).removingPercentEncoding else { return nil }
+            guard let decoded = Self.percentDecoded(raw) else { return nil }
             result.append(decoded)
         }
         return result
@@ -110,5 +112,23 @@ public struct Router: Sendable {
             }
         }
         return parameters
+    }
+}
+
+extension Router {
+    /// `%XX` escapes decoded, as Foundation's `removingPercentEncoding` did: nil for a broken
+    /// escape or bytes that are not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var rest = Substring(text).utf8[...]
+        while let byte = rest.popFirst() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            let hex = rest.prefix(2)
+            guard hex.count == 2, hex.allSatisfy({ Character(UnicodeScalar($0)).isHexDigit }),
+                  let value = UInt8(String(decoding: hex, as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+            rest = rest.dropFirst(2)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

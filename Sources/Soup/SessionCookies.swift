@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PlumbBase
 import Synchronization
 
 /// Sessions for a browser page, where `EventSource`, `<img>` and `<video>` cannot send an
@@ -50,12 +53,12 @@ public final class SessionCookies: Sendable {
         guard let header else { return nil }
         for pair in header.split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                return parts[1].trimmingCharacters(in: .whitespaces)
+            if parts.count == 2, parts[0].trimmed == name {
+                return parts[1].trimmed
             }
         }
         return nil
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(cFormat: "%02x", $0) }.joined() }
 }

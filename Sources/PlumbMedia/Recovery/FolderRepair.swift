@@ -38,10 +38,7 @@ public enum FolderRepair {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         } catch {
-            let listing = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            let reason = listing < 0 ? String(cString: strerror(errno)) : "it could not be listed"
-            if listing >= 0 { close(listing) }
-            throw RepairError("cannot read the folder \(folder): \(reason)")
+            throw RepairError("cannot read the folder \(folder): \(Path.whyUnreadable(folder, folder: true))")
         }
         if !options.dryRun {
             for name in names where name.hasPrefix(MP4Repair.temporaryPrefix) && name.hasSuffix(".tmp") {
