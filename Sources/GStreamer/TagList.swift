@@ -70,7 +70,7 @@ public struct TagList: Sendable, CustomStringConvertible {
 
     /// A GstDateTime tag ("datetime") in UTC.
     public mutating func set(_ tag: String, _ date: Date) throws(GStreamerError) {
-        try set(tag, date, timeZone: TimeZone(identifier: "UTC")!)
+        try set(tag, date, timeZone: .gmt)
     }
 
     /// Checks that `tag` exists and holds `type`, makes the list writable and

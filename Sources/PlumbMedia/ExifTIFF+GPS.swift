@@ -25,7 +25,7 @@ extension ExifTIFF {
         if let time = location.time {
             let milliseconds = Int64((time.timeIntervalSince1970 * 1000).rounded())
             let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-            let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!,
+            let c = Calendar(identifier: .gregorian).dateComponents(in: .gmt,
                                                                      from: Date(timeIntervalSince1970: TimeInterval(seconds)))
             gps.set(rationals(GPSTag.timeStamp, [(UInt32(c.hour!), 1), (UInt32(c.minute!), 1),
                                                  (UInt32(c.second!) * 1000 + UInt32(fraction), 1000)]))
