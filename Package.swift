@@ -57,9 +57,8 @@ let package = Package(
             pkgConfig: "libsoup-3.0",
             providers: [.apt(["libsoup-3.0-dev"])]
         ),
-        // zbar's barcode decoder (the library GStreamer's zbar element wraps), for scanning: its
-        // header only; ZBarLibrary opens libzbar.so.0 when something scans (not linked).
-        .systemLibrary(name: "CZBar", providers: [.apt(["libzbar-dev"])]),
+        // zbar's barcode decoder (the library GStreamer's zbar element wraps), for scanning.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
         // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.

@@ -16,48 +16,44 @@ public final class ImageScanner {
         public static let binary = Setting(c: ZBAR_CFG_BINARY)
     }
 
-    private let zbar: ZBarLibrary
     private let scanner: OpaquePointer
 
-    /// zbar_image_scanner_create, zbar opened the first time (ZBarLibrary): fails when zbar is
-    /// not installed, or could not make a scanner (out of memory).
-    public init() throws(ZBarUnavailable) {
-        let zbar = try ZBarLibrary.shared.get()
-        guard let scanner = zbar.scannerCreate() else { throw ZBarUnavailable(reason: "zbar_image_scanner_create failed") }
-        self.zbar = zbar
+    /// zbar_image_scanner_create; nil when zbar could not make one (out of memory).
+    public init?() {
+        guard let scanner = zbar_image_scanner_create() else { return nil }
         self.scanner = scanner
     }
 
-    deinit { zbar.scannerDestroy(scanner) }
+    deinit { zbar_image_scanner_destroy(scanner) }
 
     /// zbar_image_scanner_set_config; `.all` sets it for every symbology.
     public func set(_ setting: Setting, for type: SymbolType, to value: Int32) {
-        _ = zbar.scannerSetConfig(scanner, type.c, setting.c, value)
+        _ = zbar_image_scanner_set_config(scanner, type.c, setting.c, value)
     }
 
     /// zbar_scan_image on an 8-bit grey image ('Y800') of `width` × `height` pixels, rows
     /// packed (`pixels.count` is `width * height`): the symbols found, in zbar's order.
     public func scan(gray pixels: UnsafeRawBufferPointer, width: Int, height: Int) -> [Symbol] {
-        guard width > 0, height > 0, pixels.count >= width * height, let image = zbar.imageCreate() else { return [] }
-        defer { zbar.imageDestroy(image) }
-        zbar.imageSetFormat(image, Self.fourccY800)
-        zbar.imageSetSize(image, UInt32(width), UInt32(height))
+        guard width > 0, height > 0, pixels.count >= width * height, let image = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(image) }
+        zbar_image_set_format(image, Self.fourccY800)
+        zbar_image_set_size(image, UInt32(width), UInt32(height))
         // No cleanup handler: the pixels stay the caller's and outlive the image.
-        zbar.imageSetData(image, pixels.baseAddress, UInt(width * height), nil)
-        guard zbar.scanImage(scanner, image) > 0 else { return [] }
+        zbar_image_set_data(image, pixels.baseAddress, UInt(width * height), nil)
+        guard zbar_scan_image(scanner, image) > 0 else { return [] }
         var found: [Symbol] = []
-        var next = zbar.imageFirstSymbol(image)
+        var next = zbar_image_first_symbol(image)
         while let symbol = next {
-            defer { next = zbar.symbolNext(symbol) }
-            let length = Int(zbar.symbolDataLength(symbol))
-            let data = zbar.symbolData(symbol).map { p in
+            defer { next = zbar_symbol_next(symbol) }
+            let length = Int(zbar_symbol_get_data_length(symbol))
+            let data = zbar_symbol_get_data(symbol).map { p in
                 [UInt8](UnsafeRawBufferPointer(start: UnsafeRawPointer(p), count: length))
             } ?? []
-            let points = (0..<zbar.symbolLocationSize(symbol)).map { i in
-                (x: Int(zbar.symbolLocationX(symbol, i)), y: Int(zbar.symbolLocationY(symbol, i)))
+            let points = (0..<zbar_symbol_get_loc_size(symbol)).map { i in
+                (x: Int(zbar_symbol_get_loc_x(symbol, i)), y: Int(zbar_symbol_get_loc_y(symbol, i)))
             }
-            found.append(Symbol(type: SymbolType(zbar.symbolType(symbol)), data: data,
-                                quality: Int(zbar.symbolQuality(symbol)), points: points))
+            found.append(Symbol(type: SymbolType(zbar_symbol_get_type(symbol)), data: data,
+                                quality: Int(zbar_symbol_get_quality(symbol)), points: points))
         }
         return found
     }

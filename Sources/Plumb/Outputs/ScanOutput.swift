@@ -81,8 +81,7 @@ public final class ScanOutput: CaptureOutput {
         try caps.link(to: sink)
         try state.withLock { s in
             if s.scanner == nil {
-                let scanner: ImageScanner
-                do { scanner = try ImageScanner() } catch { throw CaptureError.invalidArgument("\(error)") }
+                guard let scanner = ImageScanner() else { throw CaptureError.invalidArgument("zbar could not make a scanner") }
                 // Every symbology off, then the chosen ones on; QR data as its raw bytes.
                 scanner.set(.enable, for: .all, to: 0)
                 for type in options.types { scanner.set(.enable, for: type.zbarType, to: 1) }
