@@ -112,6 +112,9 @@ order: deps
 	fi
 	$(SWIFT) build -c release
 	bash linker/order-symbols.sh .build/release
+	@# SwiftPM does not see the order file change: link again.
+	rm -f .build/release/plumb .build/release/plumb-serve .build/release/plumb-bench
+	$(SWIFT) build -c release
 
 # DESTDIR stages the files (packaging); the config is installed once and never replaced.
 install: build
