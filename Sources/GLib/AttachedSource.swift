@@ -1,5 +1,4 @@
 internal import CGio
-import Dispatch
 import FoundationEssentials
 import Glibc
 

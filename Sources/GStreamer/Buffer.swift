@@ -1,5 +1,4 @@
 internal import CGStreamer
-import Dispatch
 import FoundationEssentials
 import Glibc
 

@@ -1,6 +1,5 @@
 internal import CGStreamer
 internal import CGStreamerShim
-import Dispatch
 import FoundationEssentials
 import Glibc
 

@@ -2,7 +2,6 @@ internal import CGStreamer
 import GLib
 internal import CGStreamerShim
 internal import CGstRTSPServer
-import Dispatch
 import FoundationEssentials
 import Glibc
 

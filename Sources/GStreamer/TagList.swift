@@ -1,7 +1,6 @@
 internal import CGStreamer
 import GLib
 internal import CGStreamerShim
-import Dispatch
 import FoundationEssentials
 import Glibc
 

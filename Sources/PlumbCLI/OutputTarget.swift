@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import PlumbBase
@@ -56,11 +55,8 @@ struct OutputTarget {
 
     /// "20250102-153000", local time.
     static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var t = tm()
-        localtime_r(&seconds, &t)
-        return String(cFormat: "%04d%02d%02d-%02d%02d%02d", Int(t.tm_year) + 1900, Int(t.tm_mon) + 1, Int(t.tm_mday),
-                      Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec))
+        let t = CivilTime(date, local: true)
+        return String(cFormat: "%04d%02d%02d-%02d%02d%02d", t.year, t.month, t.day, t.hour, t.minute, t.second)
     }
 
     /// The folder must exist and take new files; an existing target must be a regular

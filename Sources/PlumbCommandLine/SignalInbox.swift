@@ -1,5 +1,4 @@
 import CPlumbCLIShim
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization

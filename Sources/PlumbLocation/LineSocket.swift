@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,9 +1,8 @@
 import FoundationEssentials
-import PlumbBase
 
 /// A JSON document as it was sent, read by JSONDecoder: numbers apart from `true` and
 /// `false` (what JSONSerialization, which FoundationEssentials lacks, gave as [String: Any]).
-enum JSONValue: Decodable, Equatable {
+enum JSONValue: Codable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -31,17 +30,22 @@ enum JSONValue: Decodable, Equatable {
     /// The document in `data`; nil when it is not JSON.
     static func parse(_ data: Data) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: data) }
 
-    /// Written back as one line (JSONText), for an error message that quotes what was sent.
-    var line: String { JSONText.line(any) }
+    /// Written back as one line, for an error message that quotes what was sent.
+    var line: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+    }
 
-    private var any: Any {
+    func encode(to encoder: any Encoder) throws {
+        var value = encoder.singleValueContainer()
         switch self {
-        case .null: return Optional<Int>.none as Any
-        case .bool(let flag): return flag
-        case .number(let number): return number
-        case .string(let text): return text
-        case .array(let list): return list.map(\.any)
-        case .object(let object): return object.mapValues(\.any)
+        case .null: try value.encodeNil()
+        case .bool(let flag): try value.encode(flag)
+        case .number(let number): try value.encode(number)
+        case .string(let text): try value.encode(text)
+        case .array(let list): try value.encode(list)
+        case .object(let object): try value.encode(object)
         }
     }
 }

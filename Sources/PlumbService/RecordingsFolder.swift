@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import PlumbBase
@@ -104,11 +103,8 @@ public struct RecordingsFolder: Sendable {
     /// before whose files are gone (a recording stopped before its first frame leaves none),
     /// which must not name a second file in the same events.
     public func newFile(extension ext: String, date: Date = Date(), prefix: String = "", avoiding: Set<String> = []) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var t = tm()
-        gmtime_r(&seconds, &t)
-        let stem = prefix + String(cFormat: "%04d-%02d-%02dT%02d-%02d-%02dZ", Int(t.tm_year) + 1900, Int(t.tm_mon) + 1,
-                                   Int(t.tm_mday), Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec))
+        let t = CivilTime(date, local: false)
+        let stem = prefix + String(cFormat: "%04d-%02d-%02dT%02d-%02d-%02dZ", t.year, t.month, t.day, t.hour, t.minute, t.second)
         let damaged = "\(path)/\(FolderRepair.damagedFolder)/"
         func taken(_ name: String) -> Bool {
             avoiding.contains(name) || FileManager.default.fileExists(atPath: "\(path)/\(name)")

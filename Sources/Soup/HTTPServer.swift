@@ -1,6 +1,5 @@
 internal import CSoup
 internal import CSoupShim
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization

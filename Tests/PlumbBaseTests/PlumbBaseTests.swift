@@ -44,18 +44,16 @@ final class PlumbBaseTests: XCTestCase {
         XCTAssertNil(Path.size(file.path + ".missing"))
     }
 
-    func testJSONLineReadsBackAsJSONSerializationWroteIt() throws {
-        let value: [String: Any] = [
-            "motion": "started", "fraction": 0.1234, "frame": 42, "whole": 2.0, "ok": true,
-            "text": "a \"quote\", a \\ slash / and\na line\u{1}", "boxes": [["x": 1, "y": 2.5], ["x": -3, "y": 0]],
-        ]
-        let line = JSONText.line(value)
-        XCTAssertFalse(line.contains("\n"))
-        XCTAssertTrue(line.contains("a \\\\ slash / and"), "slashes stay unescaped: \(line)")
-        let ours = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? NSDictionary)
-        XCTAssertEqual(ours, value as NSDictionary)
-        let foundation = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
-        XCTAssertEqual(line, String(decoding: foundation, as: UTF8.self))
+    func testCivilTimeInUTCMatchesFoundationsCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        for seconds: Int64 in [0, 951_782_400, 1_782_916_205, -1, 4_102_444_799] {
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                            from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            let t = CivilTime(seconds, local: false)
+            XCTAssertEqual([t.year, t.month, t.day, t.hour, t.minute, t.second, t.offset],
+                           [c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!, 0], "\(seconds)")
+        }
     }
 
     /// The offset C's localtime gives for TZ, against Foundation's named zones.

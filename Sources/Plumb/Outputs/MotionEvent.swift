@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import PlumbBase
@@ -19,15 +18,11 @@ public struct MotionEvent: Sendable, Hashable {
     public var frame: Int
 
     /// `{"motion": "started"|"ended", "fraction", "boxes": [{x, y, width, height}], "time", "frame"}`.
-    public var jsonObject: [String: Any] {
-        [
-            "motion": change.rawValue, "fraction": (fraction * 10_000).rounded() / 10_000, "time": date.iso8601Milliseconds,
-            "frame": frame,
-            "boxes": boxes.map { ["x": $0.x, "y": $0.y, "width": $0.width, "height": $0.height] },
-        ]
-    }
-
     public var jsonLine: String {
-        JSONText.line(jsonObject)
+        struct Line: Encodable {
+            var motion: String, fraction: Double, time: String, frame: Int, boxes: [NormalizedRect]
+        }
+        return JSONLine.encode(Line(motion: change.rawValue, fraction: (fraction * 10_000).rounded() / 10_000,
+                                    time: date.iso8601Milliseconds, frame: frame, boxes: boxes))
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 
@@ -60,9 +59,7 @@ public struct PhotoFacts: Sendable, Hashable, Codable, LocatedFacts {
 
     /// The facts as one line of JSON with sorted keys.
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        JSONLine.encode(self)
     }
 }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 
@@ -139,8 +138,6 @@ public struct RecordingFacts: Sendable, Hashable, Codable, LocatedFacts {
     }
 
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        JSONLine.encode(self)
     }
 }

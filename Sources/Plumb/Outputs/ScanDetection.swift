@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import PlumbBase
@@ -22,16 +21,11 @@ public struct ScanDetection: Sendable, Hashable {
 
     /// One line of JSON: symbology, text (valid UTF-8) or base64 (otherwise), quality,
     /// bounds {x,y,width,height}, time (ISO 8601).
-    public var jsonObject: [String: Any] {
-        var o: [String: Any] = [
-            "symbology": symbology.rawValue, "quality": quality, "time": date.iso8601Milliseconds,
-            "bounds": ["x": bounds.x, "y": bounds.y, "width": bounds.width, "height": bounds.height],
-        ]
-        if let text { o["text"] = text } else { o["base64"] = data.base64EncodedString() }
-        return o
-    }
-
     public var jsonLine: String {
-        JSONText.line(jsonObject)
+        struct Line: Encodable {
+            var symbology: String, quality: Int, time: String, bounds: NormalizedRect, text: String?, base64: String?
+        }
+        return JSONLine.encode(Line(symbology: symbology.rawValue, quality: quality, time: date.iso8601Milliseconds,
+                                    bounds: bounds, text: text, base64: text == nil ? data.base64EncodedString() : nil))
     }
 }
