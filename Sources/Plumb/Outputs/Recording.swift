@@ -27,8 +27,18 @@ public final class Recording: Sendable {
     public var codec: VideoCodec { output.choice.codec }
 
     /// Every segment's output so far (but those let go of), in order; the last is the one
-    /// being written.
-    public var segments: [RecordingOutput] { kept.withLock { $0 } }
+    /// being written. A segment that ended before its first frame left no file and is not
+    /// listed, as the facts do not list it (`RecordingFacts.combining`): a split that the next
+    /// one overtook before a frame came (a storm of turns on a busy machine). Unless it is
+    /// the only one.
+    public var segments: [RecordingOutput] {
+        let list = kept.withLock { $0 }
+        let written = list.filter { segment in
+            guard case .success(let facts)? = segment.finished.result else { return true }
+            return facts.frames > 0
+        }
+        return written.isEmpty ? Array(list.prefix(1)) : written
+    }
 
     /// The segment after `segment`, once the recording rolled over from it; nil before.
     public func segment(after segment: RecordingOutput) -> RecordingOutput? {
