@@ -78,11 +78,13 @@ actor MainEncoding {
     private var recordings: Set<ObjectIdentifier> = []
     /// Recordings that said they stopped: a late `recordingFeeds` for one is no news.
     private var stoppedRecordings: [ObjectIdentifier] = []
-    /// How long a handover between the main branch and a recording may take.
-    static let handoverLimit: Duration = .seconds(5)
+    /// How long a recording's stop waits for the main branch to take over from it, and how
+    /// often a recording taking over is looked at again.
+    nonisolated let handoverLimit: Duration
 
     init(preview: EncodedStream, turned: EncodedStream, recorder: EventRecorder, ringOn: Bool, ownPreviewEncoder: Bool,
-         angle: RotationAngle, linger: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void) {
+         angle: RotationAngle, linger: Duration = .seconds(5), handoverLimit: Duration = .seconds(5),
+         log: @escaping @Sendable (String) -> Void) {
         self.preview = preview
         self.turned = turned
         self.recorder = recorder
@@ -91,6 +93,7 @@ actor MainEncoding {
         self.angle = angle
         orientation = VideoOrientation(angle)
         self.linger = linger
+        self.handoverLimit = handoverLimit
         self.log = log
     }
 
@@ -239,7 +242,13 @@ actor MainEncoding {
     private func recordingFeeds(_ id: ObjectIdentifier) async {
         guard !stoppedRecordings.contains(id), recordings.insert(id).inserted else { return }
         if recordings.count == 1 { log("encoder: the recording's encoder runs the main encoding while it records") }
-        _ = await main.handoverEnded(within: Self.handoverLimit)
+        // However long it takes (a busy machine): the branch goes only once the handover has
+        // ended, and must go then, or two encoders would run and the branch's would be idle.
+        var waited = 0
+        while await !main.handoverEnded(within: handoverLimit), recordings.contains(id) {
+            waited += 1
+            if waited == 1 { log("encoder: the recording's encoder takes over the main encoding slowly (over \(handoverLimit)); the main branch runs until it has") }
+        }
         await reconcile()
     }
 
@@ -250,7 +259,7 @@ actor MainEncoding {
         if stoppedRecordings.count > 16 { stoppedRecordings.removeFirst() }
         guard recordings.remove(id) != nil else { return }
         await reconcile()
-        _ = await main.handoverEnded(within: Self.handoverLimit)
+        _ = await main.handoverEnded(within: handoverLimit)
     }
 
     private func turned(to angle: RotationAngle) async {
@@ -324,6 +333,14 @@ actor MainEncoding {
         if needed {
             unneededSince = nil
             timer?.cancel()
+            if let current = output?.0, !current.feedsStream {
+                // A handover to a recording let go of the branch, and the recording is ending
+                // (or the encoding is needed again): a new branch takes over from it.
+                output = nil
+                log("encoder: \(current.choice.encoder) (\(current.choice.codec.rawValue)) of the main encoding no longer fed it: "
+                    + "a new one takes over")
+                try? await session.detach(current)
+            }
             guard output == nil else { return }
             if let retryAt, now < retryAt { return wake(at: retryAt) }
             do {

@@ -59,6 +59,10 @@ public final class MainEncodingOutput: CaptureOutput {
 
     public func apply(rotation: RotationAngle) { onAngle(rotation) }
 
+    /// Whether its frames still feed the stream: false before `build`, after a detach, and
+    /// once a handover to another feed (a recording's encoder) has let go of them.
+    public var feedsStream: Bool { sink.withLock { $0 }.map { stream.isFed(by: $0) } ?? false }
+
     /// Its appsink no longer feeds the stream.
     private func stopFeeding() {
         let appsink = sink.withLock { s in

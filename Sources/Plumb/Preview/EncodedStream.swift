@@ -55,6 +55,13 @@ public final class EncodedStream: Sendable {
     /// is the source. A recording's next segment takes over this way (its branch gets the
     /// frames from the cut on, the old one those before it), and so do the main encoding's own
     /// branch and a recording's encoder, running side by side for a moment.
+    ///
+    /// A new feed whose encoder lags behind the old one (a busy machine: a fresh encoder, two
+    /// encoders on two cores) would make every keyframe too early, for the old feed's frames
+    /// would always be further on. Once one came too early, the old feed's frames are held
+    /// instead of delivered (at most `maxQueuedBuffers`, the oldest going out beyond that), so
+    /// the new feed's next keyframe, asked for at once, comes after the last frame delivered:
+    /// the held frames before it are delivered, those from it on are the new feed's.
     private struct Handover {
         let feed: EncodedStreamFeed
         /// The running time of its keyframe that starts its frames.
@@ -62,12 +69,14 @@ public final class EncodedStream: Sendable {
         var waiting: [(Buffer, Caps?)] = []
         /// Keyframes it made too early (before the old feed's latest frame).
         var early = 0
+        /// The old feed's frames held back since a keyframe came too early (`early` > 0).
+        var held: [(Buffer, Caps?)] = []
     }
 
     /// What a frame from a feed comes to.
     private enum Route {
         case drop
-        case deliver([(Buffer, Caps?)], release: EncodedStreamFeed?)
+        case deliver([(Buffer, Caps?)], release: EncodedStreamFeed?, thenWaitForKeyframe: Bool = false)
         /// The new feed's keyframe came before the old feed's latest frame: ask it for one at
         /// this running time.
         case ask(EncodedStreamFeed, at: ClockTime)
@@ -247,14 +256,23 @@ public final class EncodedStream: Sendable {
                     s.source = nil
                     return .drop
                 }
-                // The old feed ends: the new one goes on from its boundary, or from its first
-                // keyframe when none has come yet.
+                // The old feed ends: its held frames go out, and the new one goes on from its
+                // boundary, or from its first keyframe when none has come yet.
                 s.latest = nil
-                Self.complete(handover, in: &s)
-                return .deliver(handover.waiting, release: nil)
+                let waitForKeyframe = Self.complete(handover, in: &s, waitForKeyframe: false)
+                return .deliver(handover.held + handover.waiting, release: nil, thenWaitForKeyframe: waitForKeyframe)
             }
-            if case .deliver(let frames, _) = route { for (buffer, caps) in frames { deliver(buffer, caps: caps) } }
+            if case .deliver(let frames, _, let wait) = route {
+                for (buffer, caps) in frames { deliver(buffer, caps: caps) }
+                if wait { for subscriber in subscriptions { subscriber.waitForKeyframe() } }
+            }
         }
+    }
+
+    /// Whether `sink`'s feed feeds the stream now, or is taking over; false once a handover
+    /// or a detach has let go of it.
+    public func isFed(by sink: AppSink) -> Bool {
+        state.withLock { s in s.feed?.sink === sink || s.handover?.feed.sink === sink }
     }
 
     /// Whether a feed or a relay feeds the stream now.
@@ -411,7 +429,7 @@ public final class EncodedStream: Sendable {
         delivery.withLock { _ in
             switch route(buffer, caps: caps, from: feed) {
             case .drop: break
-            case .deliver(let frames, let release):
+            case .deliver(let frames, let release, _):
                 release?.stop()
                 for (buffer, caps) in frames { deliver(buffer, caps: caps) }
             case .ask(let feed, let time): send(to: feed, at: time)
@@ -429,45 +447,74 @@ public final class EncodedStream: Sendable {
             }
             let time = buffer.pts
             if let current = s.feed, current === feed {
-                if let handover = s.handover, let boundary = handover.boundary, let time, time >= boundary {
-                    // The old feed has reached the new one's first frame: the new one goes on.
-                    Self.complete(handover, in: &s)
-                    return .deliver(handover.waiting, release: current)
+                if var handover = s.handover {
+                    if let boundary = handover.boundary, let time, time >= boundary {
+                        // The old feed has reached the new one's first frame: the new one goes on.
+                        Self.complete(handover, in: &s)
+                        return .deliver(handover.waiting, release: current)
+                    }
+                    if handover.boundary == nil, handover.early > 0 {
+                        // Held until the new feed's next keyframe says where the old one ends.
+                        handover.held.append((buffer, caps))
+                        let out = handover.held.count > maxQueuedBuffers ? [handover.held.removeFirst()] : []
+                        if let time = out.first?.0.pts { s.latest = time }
+                        s.handover = handover
+                        return out.isEmpty ? .drop : .deliver(out, release: nil)
+                    }
                 }
                 if let time { s.latest = time }
                 return .deliver([(buffer, caps)], release: nil)
             }
             guard var handover = s.handover, handover.feed === feed else { return .drop }
+            var before: [(Buffer, Caps?)] = []
             if handover.boundary == nil {
                 guard buffer.isKeyframe else { return .drop }
                 if let latest = s.latest, let time, time <= latest {
-                    // Made before the old feed's latest frame: it cannot follow that frame.
-                    // One a little later, by running time, can.
+                    // Made before the old feed's latest frame delivered: it cannot follow that
+                    // frame. The old feed's frames are held from now on, so the next one,
+                    // asked for now, can (unless it lags by more than the held frames).
                     handover.early += 1
                     s.statistics.handoverKeyframesTooEarly += 1
                     s.handover = handover
                     return .ask(feed, at: latest + ClockTime(min(handover.early, 10)) * 100_000_000)
                 }
-                handover.boundary = time ?? s.latest ?? 0
+                let boundary = time ?? s.latest ?? 0
+                handover.boundary = boundary
+                // The held frames before the boundary go out; from it on the new feed's follow.
+                let held = handover.held
+                handover.held = []
+                before = held.filter { ($0.0.pts ?? 0) < boundary }
+                if let last = before.last?.0.pts { s.latest = last }
+                if before.count < held.count, let old = s.feed {
+                    // The old feed is already past the boundary: the new one goes on now.
+                    handover.waiting.append((buffer, caps))
+                    Self.complete(handover, in: &s)
+                    return .deliver(before + handover.waiting, release: old)
+                }
             }
             handover.waiting.append((buffer, caps))
             guard handover.waiting.count > maxQueuedBuffers, let old = s.feed else {
                 s.handover = handover
-                return .drop
+                return before.isEmpty ? .drop : .deliver(before, release: nil)
             }
             // The old feed has gone quiet without being detached: the new one goes on.
             Self.complete(handover, in: &s)
-            return .deliver(handover.waiting, release: old)
+            return .deliver(before + handover.waiting, release: old)
         }
     }
 
-    /// The new feed is the source from its waiting frames on.
-    private static func complete(_ handover: Handover, in s: inout State) {
+    /// The new feed is the source from its waiting frames on. Without a boundary (no keyframe
+    /// from it yet) the subscribers wait for its first: now, or, with `waitForKeyframe` false,
+    /// when the caller says so after delivering what is left of the old feed (the result).
+    @discardableResult
+    private static func complete(_ handover: Handover, in s: inout State, waitForKeyframe: Bool = true) -> Bool {
         s.handover = nil
         s.statistics.handovers += 1
         s.source = .feed(handover.feed)
         s.latest = handover.waiting.last?.0.pts ?? s.latest
-        if handover.boundary == nil { for subscriber in s.subscribers { subscriber.waitForKeyframe() } }
+        guard handover.boundary == nil else { return false }
+        if waitForKeyframe { for subscriber in s.subscribers { subscriber.waitForKeyframe() } }
+        return true
     }
 
     /// One access unit to the subscribers, in order (`delivery` held).
