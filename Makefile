@@ -20,7 +20,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the tests, the pipelines and the bench scripts use must come from these or their Depends
 # (DebianPackagesTests checks it); systemd is for `systemd-analyze verify` of the unit.
 DEB_PACKAGES = \
-	pkg-config \
+	pkg-config libstdc++-12-dev \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-x \

@@ -22,9 +22,13 @@ let packageRoot = String(#filePath.dropLast("/Package.swift".count))
 /// library's symbol lookup went through its 0.5 MiB table first. No module linked into the
 /// executables imports Foundation (FoundationEssentials and PlumbBase instead; LayerTests):
 /// Foundation brought CoreFoundation's initializer and ICU's static constructors (with
-/// libstdc++'s locales) into every start.
+/// libstdc++'s locales) into every start. The Swift runtime's few C++ needs come from
+/// libstdc++'s archive: `linker/static-libstdc++/libstdc++.so` is a linker script naming
+/// `libstdc++.a`, found before the shared library for the toolchain's own `-lstdc++` (swiftc
+/// has no `-static-libstdc++`), so the 2 MiB library, 0.9 MiB of it resident, is not loaded.
 let staticSwift: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
                                                   "-l_FoundationCShims", "-l_FoundationCollections",
+                                                  "-L\(packageRoot)/linker/static-libstdc++",
                                                   "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                   "-Xlinker", "--no-export-dynamic",
                                                   "-Xlinker", "--symbol-ordering-file=\(packageRoot)/linker/symbol-order.txt",

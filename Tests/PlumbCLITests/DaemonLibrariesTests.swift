@@ -5,6 +5,7 @@ import XCTest
 /// The libraries only the daemon uses are not mapped by the other commands (issue 26: each
 /// costs resident memory in every process that maps it): libsoup, the HTTP server with its
 /// TLS, HTTP/2 and Kerberos libraries, is in `plumb-serve` alone (`plumb serve` execs it).
+/// Nor is libstdc++ (the Swift runtime's few C++ needs are linked from its archive).
 /// Read in /proc/PID/maps of the running programs.
 final class DaemonLibrariesTests: XCTestCase {
     /// Read to its end (a /proc file has no size: reading it by its size gives its first page).
@@ -30,6 +31,9 @@ final class DaemonLibrariesTests: XCTestCase {
         }
         XCTAssertTrue(maps.contains("libgstreamer-1.0.so"), maps)
         XCTAssertFalse(maps.contains("libsoup-3.0.so"), "plumb run maps libsoup")
+        // The Swift runtime's C++ is linked from libstdc++'s archive (Package.swift): the shared
+        // library, 0.9 MiB resident, is not loaded.
+        XCTAssertFalse(maps.contains("libstdc++.so"), "plumb run maps libstdc++")
     }
 
     /// `plumb serve` is `plumb-serve` (the same process, exec'd), which maps libsoup.
