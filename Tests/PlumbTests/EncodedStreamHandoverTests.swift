@@ -59,6 +59,28 @@ final class EncodedStreamHandoverTests: XCTestCase {
         }
     }
 
+    /// What the stream's subscriber got, in order.
+    private final class Collected: Sendable {
+        let frames = Mutex<[Buffer]>([])
+        var all: [Buffer] { frames.withLock { $0 } }
+    }
+
+    /// Two feeds, `a` and `b`, playing; a stream; and what its subscriber got. Torn down after the test.
+    private func rig() throws -> (a: Feed, b: Feed, stream: EncodedStream, got: Collected) {
+        let caps = "video/x-h264,stream-format=byte-stream,alignment=au"
+        let pipeline = try Pipeline.parse(
+            "appsrc name=a format=time caps=\(caps) ! fakesink name=asink sync=false async=false "
+                + "appsrc name=b format=time caps=\(caps) ! fakesink name=bsink sync=false async=false")
+        addTeardownBlock { try? pipeline.setState(.null) }
+        let a = try Feed(pipeline, "a"), b = try Feed(pipeline, "b")
+        try pipeline.setState(.playing)
+        let stream = EncodedStream()
+        let got = Collected()
+        let subscription = stream.subscribe(name: "collector") { buffer, _ in got.frames.withLock { $0.append(buffer) } }
+        addTeardownBlock { subscription.cancel() }
+        return (a, b, stream, got)
+    }
+
     /// A new feed whose encoder lags five frames behind the old one's (a busy machine) made
     /// every keyframe too early: its first came after the old feed had delivered five frames
     /// past it, and so did every later one, so it never took over and both encoders ran on.
@@ -70,18 +92,7 @@ final class EncodedStreamHandoverTests: XCTestCase {
         let new = try encode(frames: 60, keyframeInterval: 10)
         XCTAssertTrue(new[20].isKeyframe && new[30].isKeyframe && !new[25].isKeyframe)
 
-        let caps = "video/x-h264,stream-format=byte-stream,alignment=au"
-        let pipeline = try Pipeline.parse(
-            "appsrc name=a format=time caps=\(caps) ! fakesink name=asink sync=false async=false "
-                + "appsrc name=b format=time caps=\(caps) ! fakesink name=bsink sync=false async=false")
-        defer { try? pipeline.setState(.null) }
-        let a = try Feed(pipeline, "a"), b = try Feed(pipeline, "b")
-        try pipeline.setState(.playing)
-
-        let stream = EncodedStream()
-        let got = Mutex<[Buffer]>([])
-        let subscription = stream.subscribe(name: "collector") { buffer, _ in got.withLock { $0.append(buffer) } }
-        defer { subscription.cancel() }
+        let (a, b, stream, got) = try rig()
         try stream.attach(tap: a.pad)
         a.count()
         for frame in old[0..<20] { try a.push(frame) }
@@ -95,7 +106,7 @@ final class EncodedStreamHandoverTests: XCTestCase {
         }
         for frame in new[55..<60] { try b.push(frame) }
 
-        let frames = got.withLock { $0 }
+        let frames = got.all
         let statistics = stream.statistics
         XCTAssertEqual(statistics.handovers, 1, "the new feed took over: \(statistics)")
         XCTAssertGreaterThan(statistics.handoverKeyframesTooEarly, 0, "its first keyframe came too early: \(statistics)")
@@ -120,18 +131,7 @@ final class EncodedStreamHandoverTests: XCTestCase {
     func testHeldFramesGoOutWhenTheOldFeedEnds() throws {
         let old = try encode(frames: 40, keyframeInterval: 40)
         let new = try encode(frames: 40, keyframeInterval: 10)
-        let caps = "video/x-h264,stream-format=byte-stream,alignment=au"
-        let pipeline = try Pipeline.parse(
-            "appsrc name=a format=time caps=\(caps) ! fakesink name=asink sync=false async=false "
-                + "appsrc name=b format=time caps=\(caps) ! fakesink name=bsink sync=false async=false")
-        defer { try? pipeline.setState(.null) }
-        let a = try Feed(pipeline, "a"), b = try Feed(pipeline, "b")
-        try pipeline.setState(.playing)
-
-        let stream = EncodedStream()
-        let got = Mutex<[Buffer]>([])
-        let subscription = stream.subscribe(name: "collector") { buffer, _ in got.withLock { $0.append(buffer) } }
-        defer { subscription.cancel() }
+        let (a, b, stream, got) = try rig()
         let oldFeed = try stream.attach(tap: a.pad)
         a.count()
         for frame in old[0..<15] { try a.push(frame) }
@@ -140,11 +140,11 @@ final class EncodedStreamHandoverTests: XCTestCase {
         for frame in old[15..<25] { try a.push(frame) }
         try b.push(new[10])  // a keyframe, too early: frames 11 to 24 are delivered already
         for frame in old[25..<30] { try a.push(frame) }  // held
-        XCTAssertEqual(got.withLock { $0.count }, 25, "the old feed's frames from 25 on are held")
+        XCTAssertEqual(got.all.count, 25, "the old feed's frames from 25 on are held")
         stream.detach(oldFeed)
         for frame in new[30..<40] { try b.push(frame) }
 
-        let frames = got.withLock { $0 }
+        let frames = got.all
         XCTAssertEqual(frames.compactMap(\.pts), (0..<40).map { ClockTime($0) * Self.interval },
                        "the held frames, then the new feed from its keyframe at 30")
         XCTAssertEqual(stream.statistics.handovers, 1)
