@@ -244,10 +244,12 @@ actor MainEncoding {
         if recordings.count == 1 { log("encoder: the recording's encoder runs the main encoding while it records") }
         // However long it takes (a busy machine): the branch goes only once the handover has
         // ended, and must go then, or two encoders would run and the branch's would be idle.
-        var waited = 0
+        var said = false
         while await !main.handoverEnded(within: handoverLimit), recordings.contains(id) {
-            waited += 1
-            if waited == 1 { log("encoder: the recording's encoder takes over the main encoding slowly (over \(handoverLimit)); the main branch runs until it has") }
+            guard !said else { continue }
+            said = true
+            log("encoder: the recording's encoder takes over the main encoding slowly (over \(handoverLimit)); "
+                + "the main branch runs until it has")
         }
         await reconcile()
     }

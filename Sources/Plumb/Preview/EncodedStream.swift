@@ -76,7 +76,7 @@ public final class EncodedStream: Sendable {
     /// What a frame from a feed comes to.
     private enum Route {
         case drop
-        case deliver([(Buffer, Caps?)], release: EncodedStreamFeed?, thenWaitForKeyframe: Bool = false)
+        case deliver([(Buffer, Caps?)], release: EncodedStreamFeed?)
         /// The new feed's keyframe came before the old feed's latest frame: ask it for one at
         /// this running time.
         case ask(EncodedStreamFeed, at: ClockTime)
@@ -246,26 +246,23 @@ public final class EncodedStream: Sendable {
     public func detach(_ feed: EncodedStreamFeed) {
         feed.stop()
         delivery.withLock { _ in
-            let route = state.withLock { s -> Route in
+            let (frames, waitForKeyframe) = state.withLock { s -> ([(Buffer, Caps?)], Bool) in
                 if let handover = s.handover, handover.feed === feed {
                     s.handover = nil
-                    return .drop
+                    return ([], false)
                 }
-                guard s.feed === feed else { return .drop }
+                guard s.feed === feed else { return ([], false) }
                 guard let handover = s.handover else {
                     s.source = nil
-                    return .drop
+                    return ([], false)
                 }
                 // The old feed ends: its held frames go out, and the new one goes on from its
                 // boundary, or from its first keyframe when none has come yet.
                 s.latest = nil
-                let waitForKeyframe = Self.complete(handover, in: &s, waitForKeyframe: false)
-                return .deliver(handover.held + handover.waiting, release: nil, thenWaitForKeyframe: waitForKeyframe)
+                return (handover.held + handover.waiting, Self.complete(handover, in: &s))
             }
-            if case .deliver(let frames, _, let wait) = route {
-                for (buffer, caps) in frames { deliver(buffer, caps: caps) }
-                if wait { for subscriber in subscriptions { subscriber.waitForKeyframe() } }
-            }
+            for (buffer, caps) in frames { deliver(buffer, caps: caps) }
+            if waitForKeyframe { for subscriber in subscriptions { subscriber.waitForKeyframe() } }
         }
     }
 
@@ -429,7 +426,7 @@ public final class EncodedStream: Sendable {
         delivery.withLock { _ in
             switch route(buffer, caps: caps, from: feed) {
             case .drop: break
-            case .deliver(let frames, let release, _):
+            case .deliver(let frames, let release):
                 release?.stop()
                 for (buffer, caps) in frames { deliver(buffer, caps: caps) }
             case .ask(let feed, let time): send(to: feed, at: time)
@@ -503,18 +500,16 @@ public final class EncodedStream: Sendable {
         }
     }
 
-    /// The new feed is the source from its waiting frames on. Without a boundary (no keyframe
-    /// from it yet) the subscribers wait for its first: now, or, with `waitForKeyframe` false,
-    /// when the caller says so after delivering what is left of the old feed (the result).
+    /// The new feed is the source from its waiting frames on. True when it has no boundary (no
+    /// keyframe from it yet: only when the old feed was detached first): the subscribers must
+    /// then wait for its first keyframe, once what is left of the old feed has gone out.
     @discardableResult
-    private static func complete(_ handover: Handover, in s: inout State, waitForKeyframe: Bool = true) -> Bool {
+    private static func complete(_ handover: Handover, in s: inout State) -> Bool {
         s.handover = nil
         s.statistics.handovers += 1
         s.source = .feed(handover.feed)
         s.latest = handover.waiting.last?.0.pts ?? s.latest
-        guard handover.boundary == nil else { return false }
-        if waitForKeyframe { for subscriber in s.subscribers { subscriber.waitForKeyframe() } }
-        return true
+        return handover.boundary == nil
     }
 
     /// One access unit to the subscribers, in order (`delivery` held).
