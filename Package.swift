@@ -25,10 +25,11 @@ let packageRoot = String(#filePath.dropLast("/Package.swift".count))
 /// libstdc++'s locales) into every start. The Swift runtime's few C++ needs come from
 /// libstdc++'s archive: `linker/static-libstdc++/libstdc++.so` is a linker script naming
 /// `libstdc++.a`, found before the shared library for the toolchain's own `-lstdc++` (swiftc
-/// has no `-static-libstdc++`), so the 2 MiB library, 0.9 MiB of it resident, is not loaded.
+/// has no `-static-libstdc++`), so the 2 MiB library, 0.9 MiB of it resident, is not loaded;
+/// likewise the unwinder, from libgcc's archives (`-static-libgcc`), not libgcc_s.
 let staticSwift: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
                                                   "-l_FoundationCShims", "-l_FoundationCollections",
-                                                  "-L\(packageRoot)/linker/static-libstdc++",
+                                                  "-L\(packageRoot)/linker/static-libstdc++", "-Xclang-linker", "-static-libgcc",
                                                   "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                   "-Xlinker", "--no-export-dynamic",
                                                   "-Xlinker", "--symbol-ordering-file=\(packageRoot)/linker/symbol-order.txt",
@@ -46,7 +47,9 @@ let package = Package(
     ],
     targets: [
         // GLib, GObject and GIO: the C side of the GLib module (main contexts, key files, D-Bus).
-        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // gobject-2.0's flags, not gio-2.0's: GIO's headers are in the same folder, and its library
+        // is not linked (CGioShim loads its D-Bus functions when D-Bus is first used).
+        .systemLibrary(name: "CGio", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // GStreamer core plus the -base libraries (app, video, tag, pbutils); see module.modulemap.
         .systemLibrary(
             name: "CGStreamer",
@@ -66,9 +69,17 @@ let package = Package(
             providers: [.apt(["libsoup-3.0-dev"])]
         ),
         // zbar's barcode decoder (the library GStreamer's zbar element wraps), for scanning.
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // Linked from its archive (the module map links `:libzbar.a`), not through pkg-config,
+        // whose `-L/usr/lib/... -lzbar` would pick the shared library: that one loads X11, libv4l,
+        // libjpeg and D-Bus into every plumb process (issue 26). The scanner needs none of them.
+        .systemLibrary(name: "CZBar", providers: [.apt(["libzbar-dev"])]),
+        // The libdbus symbols zbar's archive refers to but Plumb never has it call.
+        .target(name: "CZBarShim"),
         // What Swift cannot call directly: macros, varargs, function-pointer casts.
         .target(name: "CGStreamerShim", dependencies: ["CGStreamer"]),
+        // GIO's D-Bus functions, loaded with libgio when D-Bus is first used: only the sensor-proxy
+        // accelerometer needs them, and libgio with what it loads is 0.7 MiB resident (issue 26).
+        .target(name: "CGioShim", dependencies: ["CGio"]),
         // What Swift cannot call in libsoup/GIO: varargs constructors, signal and source callback casts.
         .target(name: "CSoupShim", dependencies: ["CSoup"]),
         // What the executables alone need in C: holding the stop signals before any initializer runs.
@@ -76,11 +87,13 @@ let package = Package(
 
         // The Swift layers over C, lowest first. Each layer imports only the ones below it.
         // GLib: main contexts and their threads, key files, the log hook, a typed D-Bus client.
-        .target(name: "GLib", dependencies: ["CGio"]),
+        .target(name: "GLib", dependencies: ["CGio", "CGioShim"]),
         // GStreamer: elements, bins, pads, caps, tags, buses, the RTSP server.
-        .target(name: "GStreamer", dependencies: ["GLib", "CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
+        .target(name: "GStreamer", dependencies: ["GLib", "CGStreamer", "CGStreamerShim"]),
+        // The RTSP server over gst-rtsp-server: apart, so that only the daemon loads its libraries.
+        .target(name: "GStreamerRTSP", dependencies: ["GStreamer", "GLib", "CGStreamer", "CGStreamerShim", "CGstRTSPServer"]),
         // ZBar: zbar's image scanner, the symbols it finds and where.
-        .target(name: "ZBar", dependencies: ["CZBar"]),
+        .target(name: "ZBar", dependencies: ["CZBar", "CZBarShim"]),
         // Soup: the HTTP server over libsoup, run on a GLib MainContext.
         .target(name: "Soup", dependencies: ["GLib", "CSoup", "CSoupShim", "PlumbBase"]),
 
@@ -101,9 +114,12 @@ let package = Package(
         .target(name: "Plumb",
                 dependencies: ["PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription", "GStreamer", "GLib", "ZBar",
                                "PlumbBase"]),
+        // The preview over RTSP: the engine's stream served by gst-rtsp-server. Apart from the
+        // engine because only the daemon serves it: `plumb` does not load gst-rtsp-server.
+        .target(name: "PlumbRTSP", dependencies: ["Plumb", "GStreamerRTSP", "GStreamer", "GLib"]),
         // `plumb serve`: the daemon, its config, the control API, the continuous recorder.
         // It sees the engine's types and errors only: no GStreamer (LayerTests).
-        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib", "PlumbBase"]),
+        .target(name: "PlumbService", dependencies: ["Plumb", "PlumbRTSP", "PlumbRotation", "PlumbMedia", "PlumbLocation", "Soup", "GLib", "PlumbBase"]),
         // What both executables share: arguments, the command protocol, exit codes, signals.
         .target(name: "PlumbCommandLine", dependencies: ["CPlumbCLIShim", "PlumbBase"]),
         // The `plumb` executable: the one-shot commands. No GStreamer or GLib of its own, and not
@@ -115,16 +131,18 @@ let package = Package(
         // The `plumb-serve` executable: `plumb serve`, the daemon.
         .executableTarget(name: "PlumbServe", dependencies: ["PlumbCommandLine", "PlumbService", "Plumb", "PlumbBase"],
                           linkerSettings: staticSwift),
-        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRotation", "GStreamer", "GLib"],
+        .executableTarget(name: "PlumbBench", dependencies: ["PlumbService", "Plumb", "PlumbRTSP", "PlumbRotation", "GStreamer", "GLib"],
                           linkerSettings: staticSwift),
 
         // Helpers shared by the test targets: running processes, ffprobe, temporary folders.
         .target(name: "PlumbTestSupport", dependencies: ["PlumbRotation"], path: "Tests/Support"),
         .testTarget(name: "PlumbBaseTests", dependencies: ["PlumbBase"]),
         .testTarget(name: "GLibTests", dependencies: ["GLib", "PlumbTestSupport"]),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "GLib", "PlumbTestSupport"]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "GStreamerRTSP", "GLib", "PlumbTestSupport"]),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GLib", "PlumbTestSupport"]),
-        .testTarget(name: "PlumbRotationTests", dependencies: ["PlumbRotation", "GLib", "CGio", "PlumbTestSupport"]),
+        // The fake iio-sensor-proxy calls GDBus itself: GIO linked.
+        .testTarget(name: "PlumbRotationTests", dependencies: ["PlumbRotation", "GLib", "CGio", "PlumbTestSupport"],
+                    linkerSettings: [.linkedLibrary("gio-2.0")]),
         .testTarget(name: "PlumbLocationTests", dependencies: ["PlumbLocation", "PlumbTestSupport"]),
         .testTarget(name: "PlumbMediaTests", dependencies: ["PlumbMedia", "PlumbLocation", "PlumbRotation", "PlumbTestSupport"]),
         // Test-only stand-ins for hardware elements (v4l2h264enc, vah264enc ...): the GType
@@ -133,14 +151,14 @@ let package = Package(
         .testTarget(name: "PlumbDescriptionTests",
                     dependencies: ["PlumbDescription", "GStreamer", "GLib", "PlumbTestSupport", "CStandIns"]),
         .testTarget(name: "PlumbTests",
-                    dependencies: ["Plumb", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription", "GStreamer", "GLib",
-                                   "PlumbTestSupport", "CStandIns"]),
+                    dependencies: ["Plumb", "PlumbRTSP", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
+                                   "GStreamer", "GStreamerRTSP", "GLib", "PlumbTestSupport", "CStandIns"]),
         .testTarget(name: "PlumbServiceTests",
                     dependencies: ["PlumbService", "Plumb", "PlumbRotation", "PlumbLocation", "Soup", "GStreamer", "GLib",
                                    "PlumbTestSupport"]),
         // Runs the built `plumb` binary, as a user would.
         // GStreamer for the RECORD server `plumb serve` publishes to in its tests.
-        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport", "GStreamer", "GLib"]),
+        .testTarget(name: "PlumbCLITests", dependencies: ["PlumbTestSupport", "GStreamer", "GStreamerRTSP", "GLib"]),
     ],
     swiftLanguageModes: [.v6]
 )

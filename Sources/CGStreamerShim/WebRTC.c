@@ -4,6 +4,7 @@
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/sdp/sdp.h>
 #include <gst/video/video.h>
+#include <dlfcn.h>
 
 // GstWebRTCSessionDescription as gst/webrtc/rtcsessiondescription.h declares it (a
 // public, stable struct). Its header comes only with libgstreamer-plugins-bad1.0-dev,
@@ -13,6 +14,33 @@ typedef struct {
     gint type;             // GstWebRTCSDPType: 1 offer, 3 answer
     GstSDPMessage *sdp;
 } PlumbSessionDescription;
+
+// libgstsdp's functions, from the copy webrtcbin's plugin has loaded (it links it), not
+// linked here: that would load libgstsdp, and the GIO it needs (0.7 MiB resident), into every
+// plumb process, WHEP or not (issue 26).
+typedef struct {
+    __typeof__(gst_sdp_message_new_from_text) *new_from_text;
+    __typeof__(gst_sdp_message_as_text) *as_text;
+    __typeof__(gst_sdp_message_free) *free;
+} PlumbSDP;
+
+static gboolean plumb_sdp(PlumbSDP *sdp, gchar **error) {
+    void *library = dlopen("libgstsdp-1.0.so.0", RTLD_NOW);
+    if (library == NULL) {
+        *error = g_strdup_printf("cannot load libgstsdp: %s", dlerror());
+        return FALSE;
+    }
+    *(void **)&sdp->new_from_text = dlsym(library, "gst_sdp_message_new_from_text");
+    *(void **)&sdp->as_text = dlsym(library, "gst_sdp_message_as_text");
+    *(void **)&sdp->free = dlsym(library, "gst_sdp_message_free");
+    // The plugin keeps it loaded; this reference is not needed to use it.
+    dlclose(library);
+    if (sdp->new_from_text == NULL || sdp->as_text == NULL || sdp->free == NULL) {
+        *error = g_strdup("libgstsdp lacks gst_sdp_message_new_from_text, _as_text or _free");
+        return FALSE;
+    }
+    return TRUE;
+}
 
 enum { PLUMB_SDP_TYPE_OFFER = 1 };
 enum { PLUMB_ICE_GATHERING_COMPLETE = 2 };
@@ -67,14 +95,16 @@ gchar *plumb_webrtc_answer(GstElement *webrtcbin, const gchar *offer_sdp,
     plumb_webrtc_prefer(webrtcbin, caps);
     gst_caps_unref(caps);
 
+    PlumbSDP sdps;
+    if (!plumb_sdp(&sdps, error)) return NULL;
     GstSDPMessage *sdp = NULL;
-    if (gst_sdp_message_new_from_text(offer_sdp, &sdp) != GST_SDP_OK || sdp == NULL) {
+    if (sdps.new_from_text(offer_sdp, &sdp) != GST_SDP_OK || sdp == NULL) {
         *error = g_strdup("the offer is not SDP");
         return NULL;
     }
     PlumbSessionDescription local = { PLUMB_SDP_TYPE_OFFER, sdp };
     PlumbSessionDescription *offer = g_boxed_copy(box, &local);
-    gst_sdp_message_free(sdp);
+    sdps.free(sdp);
 
     GstPromise *promise = gst_promise_new();
     g_signal_emit_by_name(webrtcbin, "set-remote-description", offer, promise);
@@ -121,7 +151,7 @@ gchar *plumb_webrtc_answer(GstElement *webrtcbin, const gchar *offer_sdp,
         *error = g_strdup("webrtcbin has no local description");
         return NULL;
     }
-    gchar *text = gst_sdp_message_as_text(description->sdp);
+    gchar *text = sdps.as_text(description->sdp);
     g_boxed_free(box, description);
     return text;
 }

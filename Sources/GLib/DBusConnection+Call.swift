@@ -48,7 +48,7 @@ extension DBusConnection {
         defer { g_variant_type_free(type) }
         let result: Result<[Variant], GLibError>? = core.withConnection { connection in
             var error: UnsafeMutablePointer<GError>?
-            guard let reply = g_dbus_connection_call_sync(
+            guard let reply = GIO.loaded.dbus_connection_call_sync(
                 connection, request.destination, request.path, request.interface, request.method, body, type,
                 G_DBUS_CALL_FLAGS_NONE, request.timeoutMS, nil, &error) else {
                 return .failure(GLibError(taking: error, fallback: "\(request) failed"))
@@ -72,12 +72,12 @@ extension DBusConnection {
             // Released, and counted done, in the callback, which GDBus always runs.
             core.begin()
             let pending = Unmanaged.passRetained(PendingCall(core: core, completion: completion)).toOpaque()
-            g_dbus_connection_call(connection, request.destination, request.path, request.interface, request.method,
+            GIO.loaded.dbus_connection_call(connection, request.destination, request.path, request.interface, request.method,
                                    body, type, G_DBUS_CALL_FLAGS_NONE, request.timeoutMS, nil, { source, result, userData in
                 let pending = Unmanaged<PendingCall>.fromOpaque(userData!).takeRetainedValue()
                 var error: UnsafeMutablePointer<GError>?
                 let outcome: Result<[Variant], GLibError>
-                if let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error) {
+                if let reply = GIO.loaded.dbus_connection_call_finish(OpaquePointer(source), result, &error) {
                     defer { g_variant_unref(reply) }
                     outcome = Result { () throws(GLibError) in try Variant(reading: reply).tupleItems }
                 } else {

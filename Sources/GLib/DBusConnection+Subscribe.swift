@@ -1,4 +1,5 @@
 internal import CGio
+internal import CGioShim
 
 extension DBusConnection {
     /// Subscribes to the signals matching every criterion given
@@ -15,7 +16,7 @@ extension DBusConnection {
         if let arg0, arg0.utf8.contains(0) { throw .invalidArgument("arg0 \(arg0.debugDescription) holds a NUL byte") }
         let registration = DBusSubscription.Registration(core: core, kind: .signal(handler))
         registration.start { connection, userData in
-            g_dbus_connection_signal_subscribe(connection, sender, interface, member, path, arg0, G_DBUS_SIGNAL_FLAGS_NONE, {
+            GIO.loaded.dbus_connection_signal_subscribe(connection, sender, interface, member, path, arg0, G_DBUS_SIGNAL_FLAGS_NONE, {
                 _, sender, path, interface, member, parameters, userData in
                 guard let registration = DBusSubscription.Registration.active(userData),
                       case .signal(let handler) = registration.kind,
@@ -39,7 +40,7 @@ extension DBusConnection {
         try DBusName.checkBusName(name)
         let registration = DBusSubscription.Registration(core: core, kind: .name(appeared: appeared, vanished: vanished))
         registration.start { connection, userData in
-            g_bus_watch_name_on_connection(connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE, { _, _, owner, userData in
+            GIO.loaded.bus_watch_name_on_connection(connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE, { _, _, owner, userData in
                 guard let registration = DBusSubscription.Registration.active(userData),
                       case .name(let appeared, _) = registration.kind else { return }
                 appeared(owner.map { String(cString: $0) } ?? "")

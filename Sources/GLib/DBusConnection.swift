@@ -56,7 +56,7 @@ public final class DBusConnection: Sendable {
 
     /// This connection's unique name on the bus (":1.42"); nil once closed.
     public var uniqueName: String? {
-        core.withConnection { g_dbus_connection_get_unique_name($0).map { String(cString: $0) } } ?? nil
+        core.withConnection { GIO.loaded.dbus_connection_get_unique_name($0).map { String(cString: $0) } } ?? nil
     }
 
     /// Sends a signal (g_dbus_connection_emit_signal): to every subscriber, or to
@@ -71,7 +71,7 @@ public final class DBusConnection: Sendable {
         defer { g_variant_unref(body) }
         let error: GLibError?? = core.withConnection { connection in
             var error: UnsafeMutablePointer<GError>?
-            guard g_dbus_connection_emit_signal(connection, destination, path, interface, member, body, &error) != 0
+            guard GIO.loaded.dbus_connection_emit_signal(connection, destination, path, interface, member, body, &error) != 0
             else { return GLibError(taking: error, fallback: "cannot emit \(interface).\(member)") }
             return nil
         }

@@ -1,4 +1,5 @@
 internal import CGio
+internal import CGioShim
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -38,13 +39,14 @@ final class DBusConnectionCore: @unchecked Sendable {
     init(bus: DBusConnection.Bus, thread: MainContextThread) throws(GLibError) {
         self.thread = thread
         self.bus = bus
+        let gio = try GIO.load()
         var error: UnsafeMutablePointer<GError>?
         let address: String
         switch bus {
         case .address(let a):
             address = a
         case .system, .session:
-            guard let a = takeString(g_dbus_address_get_for_bus_sync(
+            guard let a = takeString(gio.dbus_address_get_for_bus_sync(
                 bus == .system ? G_BUS_TYPE_SYSTEM : G_BUS_TYPE_SESSION, nil, &error)) else {
                 throw GLibError(taking: error, fallback: "no address for the \(bus) bus")
             }
@@ -53,11 +55,11 @@ final class DBusConnectionCore: @unchecked Sendable {
         // A private connection (not g_bus_get's shared one): closing it affects no one else.
         let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
             | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
+        guard let connection = gio.dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
             throw GLibError(taking: error, fallback: "cannot connect to \(address)")
         }
         // Private connections have it off already; a bus going away must never end the process.
-        g_dbus_connection_set_exit_on_close(connection, 0)
+        gio.dbus_connection_set_exit_on_close(connection, 0)
         raw = connection
         begin(connection: true)
         g_object_weak_ref(UnsafeMutablePointer(connection), { userData, _ in
@@ -124,9 +126,9 @@ final class DBusConnectionCore: @unchecked Sendable {
         subscriptions.removeAll()
         // In-flight calls fail with G_IO_ERROR_CLOSED once it is closed: their callbacks run too.
         begin()
-        g_dbus_connection_close(connection, nil, { source, result, userData in
+        GIO.loaded.dbus_connection_close(connection, nil, { source, result, userData in
             let core = Unmanaged<DBusConnectionCore>.fromOpaque(userData!).takeRetainedValue()
-            _ = g_dbus_connection_close_finish(OpaquePointer(source), result, nil)  // already closed: fine
+            _ = GIO.loaded.dbus_connection_close_finish(OpaquePointer(source), result, nil)  // already closed: fine
             core.end()
         }, Unmanaged.passRetained(self).toOpaque())
         g_object_unref(UnsafeMutableRawPointer(connection))

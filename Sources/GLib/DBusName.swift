@@ -5,7 +5,8 @@ internal import CGio
 enum DBusName {
     /// A well-known ("net.hadess.SensorProxy") or unique (":1.42") bus name (g_dbus_is_name).
     static func checkBusName(_ name: String) throws(GLibError) {
-        try check(name, "bus name") { g_dbus_is_name($0) }
+        let gio = try GIO.load()
+        try check(name, "bus name") { gio.dbus_is_name($0) }
     }
 
     /// g_variant_is_object_path
@@ -15,12 +16,14 @@ enum DBusName {
 
     /// g_dbus_is_interface_name
     static func checkInterface(_ interface: String) throws(GLibError) {
-        try check(interface, "interface name") { g_dbus_is_interface_name($0) }
+        let gio = try GIO.load()
+        try check(interface, "interface name") { gio.dbus_is_interface_name($0) }
     }
 
     /// A method or signal name (g_dbus_is_member_name).
     static func checkMember(_ member: String) throws(GLibError) {
-        try check(member, "member name") { g_dbus_is_member_name($0) }
+        let gio = try GIO.load()
+        try check(member, "member name") { gio.dbus_is_member_name($0) }
     }
 
     private static func check(_ name: String, _ what: String, _ isValid: (String) -> gboolean) throws(GLibError) {

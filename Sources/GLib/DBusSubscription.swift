@@ -72,8 +72,8 @@ public final class DBusSubscription: Sendable {
             cancelled.store(true, ordering: .sequentiallyConsistent)
             guard id != 0 else { return }
             switch kind {
-            case .signal: g_dbus_connection_signal_unsubscribe(connection, id)
-            case .name: g_bus_unwatch_name(id)
+            case .signal: GIO.loaded.dbus_connection_signal_unsubscribe(connection, id)
+            case .name: GIO.loaded.bus_unwatch_name(id)
             }
             id = 0
         }

@@ -25,8 +25,9 @@ public struct GLibError: Error, Sendable, Equatable, CustomStringConvertible {
             return
         }
         defer { g_error_free(error) }
-        let dbusName = takeString(g_dbus_error_get_remote_error(error))
-        if dbusName != nil { g_dbus_error_strip_remote_error(error) }
+        let gio = GIO.ifLoaded
+        let dbusName = gio.flatMap { takeString($0.dbus_error_get_remote_error(error)) }
+        if dbusName != nil { _ = gio?.dbus_error_strip_remote_error(error) }
         self.init(domain: g_quark_to_string(error.pointee.domain).map { String(cString: $0) } ?? "unknown",
                   code: Int(error.pointee.code),
                   message: error.pointee.message.map { String(cString: $0) } ?? fallback,

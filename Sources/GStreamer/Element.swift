@@ -17,7 +17,7 @@ public class Element: Object, @unchecked Sendable {
     }
 
     /// Wraps an element pointer as the most specific Swift class.
-    static func wrap(_ raw: UnsafeMutableRawPointer, retain: Bool) -> Element {
+    package static func wrap(_ raw: UnsafeMutableRawPointer, retain: Bool) -> Element {
         let type = plumb_object_type(raw)
         if g_type_is_a(type, gst_pipeline_get_type()) != 0 { return Pipeline(raw: raw, retain: retain) }
         if g_type_is_a(type, gst_bin_get_type()) != 0 { return Bin(raw: raw, retain: retain) }

@@ -41,6 +41,12 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
                   debug: debug, source: source)
     }
 
+    /// The same, for the layer's other modules (GStreamerRTSP), whose GError is their own
+    /// import's type.
+    package init(takingGError error: UnsafeMutableRawPointer?, fallback: String) {
+        self.init(taking: error?.assumingMemoryBound(to: GError.self), fallback: fallback)
+    }
+
     public var description: String {
         var text = message
         if let source { text = "\(source): \(text)" }

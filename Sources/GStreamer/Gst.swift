@@ -76,11 +76,11 @@ func borrowString(_ p: UnsafePointer<gchar>?) -> String? {
 /// Reinterprets a GObject-family pointer as another struct in its class chain
 /// (the C cast macros GST_ELEMENT(), G_OBJECT() ... are plain casts in release builds).
 @inline(__always)
-func cast<T>(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
+package func cast<T>(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
     p.assumingMemoryBound(to: T.self)
 }
 
 @inline(__always)
-func cast<T, U>(_ p: UnsafeMutablePointer<U>) -> UnsafeMutablePointer<T> {
+package func cast<T, U>(_ p: UnsafeMutablePointer<U>) -> UnsafeMutablePointer<T> {
     UnsafeMutableRawPointer(p).assumingMemoryBound(to: T.self)
 }

@@ -15,6 +15,7 @@
 import Foundation
 import GStreamer
 import Plumb
+import PlumbRTSP
 import GLib
 
 /// CPU time (user + system) this process has used, in seconds.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Plumb
+import PlumbRTSP
 
 /// What the daemon tells systemd, and how it follows the wall clock.
 extension ServeDaemon {

@@ -5,6 +5,7 @@ import Soup
 import GLib
 import PlumbRotation
 import Plumb
+import PlumbRTSP
 import PlumbLocation
 import PlumbMedia
 

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import GStreamerRTSP
 import PlumbTestSupport
 import XCTest
 import GLib

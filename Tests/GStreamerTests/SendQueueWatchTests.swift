@@ -1,4 +1,4 @@
-@testable import GStreamer
+@testable import GStreamerRTSP
 import XCTest
 
 /// The stall rule on samples of a connection's send queue.

@@ -20,13 +20,18 @@ final class LayerTests: XCTestCase {
         // Description files and their runner: GStreamer, but not the capture engine.
         "PlumbDescription": ["Soup", "CSoup", "CSoupShim", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation",
                              "Plumb", "PlumbService", "PlumbCLI"],
-        // The engine: no HTTP server, no daemon, no command line.
-        "Plumb": ["Soup", "CSoup", "CSoupShim", "PlumbService", "PlumbCLI"],
+        // The engine: no HTTP server, no daemon, no command line; no RTSP server either (PlumbRTSP,
+        // above it), so that the commands do not load gst-rtsp-server (issue 26).
+        "Plumb": ["Soup", "CSoup", "CSoupShim", "PlumbService", "PlumbCLI", "PlumbRTSP", "GStreamerRTSP", "CGstRTSPServer"],
+        // The RTSP preview: the engine's stream served by gst-rtsp-server, for the daemon.
+        "PlumbRTSP": ["Soup", "CSoup", "CSoupShim", "PlumbService", "PlumbCLI"],
         "PlumbService": ["PlumbCLI"],
         "GLib": ["GStreamer", "CGStreamer", "Soup", "CSoup", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation",
                  "PlumbDescription", "Plumb", "PlumbService", "PlumbCLI"],
         "GStreamer": ["Soup", "CSoup", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
-                      "Plumb", "PlumbService", "PlumbCLI"],
+                      "Plumb", "PlumbService", "PlumbCLI", "GStreamerRTSP", "CGstRTSPServer"],
+        "GStreamerRTSP": ["Soup", "CSoup", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
+                          "Plumb", "PlumbRTSP", "PlumbService", "PlumbCLI"],
         "Soup": ["GStreamer", "CGStreamer", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
                  "Plumb", "PlumbService", "PlumbCLI"],
         // zbar's decoder: a C library under a thin Swift layer, nothing else.
@@ -34,7 +39,8 @@ final class LayerTests: XCTestCase {
                  "PlumbDescription", "Plumb", "PlumbService", "PlumbCLI"],
         // `plumb`: the one-shot commands, without the daemon and its HTTP server (in `plumb-serve`,
         // which `plumb serve` execs), so that they do not map libsoup and what it loads (issue 26).
-        "PlumbCLI": ["PlumbService", "Soup", "CSoup", "CSoupShim", "PlumbServe"],
+        // Nor gst-rtsp-server: the RTSP preview is the daemon's alone.
+        "PlumbCLI": ["PlumbService", "Soup", "CSoup", "CSoupShim", "PlumbServe", "PlumbRTSP", "GStreamerRTSP", "CGstRTSPServer"],
         // What FoundationEssentials lacks of Foundation: below everything, above nothing but the system.
         "PlumbBase": ["GLib", "CGio", "GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "Soup", "CSoup",
                       "CSoupShim", "ZBar", "CZBar", "PlumbRotation", "PlumbMedia", "PlumbLocation", "PlumbDescription",
@@ -51,7 +57,8 @@ final class LayerTests: XCTestCase {
     /// nor the description files' pipelines. The command line, likewise, calls the engine and the
     /// description files (`CaptureEngine`, `PipelineRunner`, `CameraControlInfo`), never GStreamer or GLib.
     static let forbiddenDirectly: [String: Set<String>] = [
-        "PlumbService": ["GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "ZBar", "CZBar", "PlumbDescription"],
+        "PlumbService": ["GStreamer", "CGStreamer", "CGStreamerShim", "GStreamerRTSP", "CGstRTSPServer", "ZBar", "CZBar",
+                         "PlumbDescription"],
         "PlumbCLI": ["GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "GLib", "CGio", "ZBar", "CZBar",
                      "Soup", "CSoup", "CSoupShim"],
         "PlumbServe": ["GStreamer", "CGStreamer", "CGStreamerShim", "CGstRTSPServer", "GLib", "CGio", "ZBar", "CZBar",
@@ -59,7 +66,8 @@ final class LayerTests: XCTestCase {
     ]
 
     /// Swift targets above the wrappers reach C only through them (the CLI's signal shim aside).
-    static let noDirectC: Set<String> = ["PlumbRotation", "PlumbLocation", "PlumbMedia", "PlumbDescription", "Plumb", "PlumbService"]
+    static let noDirectC: Set<String> = ["PlumbRotation", "PlumbLocation", "PlumbMedia", "PlumbDescription", "Plumb", "PlumbRTSP",
+                                         "PlumbService"]
 
     struct Target {
         var name: String

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 @testable import Plumb
+import PlumbRTSP
 import PlumbTestSupport
 import XCTest
 import GLib

@@ -1,6 +1,8 @@
 import Foundation
 import GStreamer
 @testable import Plumb
+import GStreamerRTSP
+import PlumbRTSP
 import PlumbTestSupport
 import XCTest
 import GLib

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import GStreamerRTSP
 @testable import Plumb
 import PlumbTestSupport
 import XCTest

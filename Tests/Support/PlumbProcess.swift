@@ -22,11 +22,15 @@ public enum PlumbProcess {
         return Bundle.main.bundleURL.appendingPathComponent("plumb")
     }
 
-    /// Starts a process; the caller waits or signals it.
-    public static func start(_ executable: URL, _ args: [String], cwd: URL? = nil) throws -> (Process, Pipe, Pipe) {
+    /// Starts a process (with `environment` added to this one's); the caller waits or signals it.
+    public static func start(_ executable: URL, _ args: [String], cwd: URL? = nil,
+                             environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
         let p = Process()
         p.executableURL = executable
         p.arguments = args
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         p.currentDirectoryURL = cwd ?? root
         let out = Pipe(), err = Pipe()
         p.standardOutput = out

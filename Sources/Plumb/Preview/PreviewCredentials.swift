@@ -1,5 +1,3 @@
-import GStreamer
-
 /// Who may watch the RTSP preview: a user and password asked for with RTSP basic or
 /// digest authentication.
 public struct PreviewCredentials: Sendable, Equatable {
@@ -13,10 +11,5 @@ public struct PreviewCredentials: Sendable, Equatable {
         self.method = method
         self.user = user
         self.password = password
-    }
-
-    /// The RTSP server's form of them.
-    var server: RTSPServer.Credentials {
-        RTSPServer.Credentials(method: method == .basic ? .basic : .digest, user: user, password: password)
     }
 }

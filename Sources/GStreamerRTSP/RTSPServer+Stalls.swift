@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GStreamer
 import GLib
 internal import CGStreamerShim
 internal import CGstRTSPServer

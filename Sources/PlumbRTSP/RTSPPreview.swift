@@ -1,6 +1,8 @@
-import GStreamer
-import Synchronization
 import GLib
+import GStreamer
+import GStreamerRTSP
+import Plumb
+import Synchronization
 
 /// The preview over RTSP: `rtsp://ADDRESS:PORT/PATH`, one shared media serving any
 /// number of consumers, fed by an `EncodedStream`.
@@ -138,4 +140,11 @@ public final class RTSPPreview: Sendable {
 
     /// The subscriptions of the media alive now (zero or one).
     public var activeSubscriptions: [StreamSubscription] { media.withLock { $0.live } }
+}
+
+extension PreviewCredentials {
+    /// The RTSP server's form of them.
+    var server: RTSPServer.Credentials {
+        RTSPServer.Credentials(method: method == .basic ? .basic : .digest, user: user, password: password)
+    }
 }

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GStreamer
 internal import CGStreamerShim
 internal import CGstRTSPServer
 import Synchronization
