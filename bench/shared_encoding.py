@@ -84,15 +84,17 @@ def everything():
                    and {"rtsp", "whep"} <= feeds(s) and ((s.get("webrtc") or {}).get("connected") or 0) >= 1)
 
 
-# The ratio's two sides in three alternating rounds, medians: one sample of a few seconds
-# each moved it by 0.2 on this shared machine (1.231 in one full run, 1.018 right after).
+# The ratio's two sides in five alternating rounds, medians: one sample of a few seconds
+# each moved it by 0.2 on this shared machine (1.231 in one full run, 1.018 right after), and
+# medians of three still by 0.07 (1.051, then 1.126 with the same build).
+ROUNDS = 5
 rec_runs, all_runs = [], []
-for i in range(3):
+for i in range(ROUNDS):
     for side in ("rec", "all") if i % 2 == 0 else ("all", "rec"):
         (rec_runs if side == "rec" else all_runs).append(recording() if side == "rec" else everything())
 rec_cpu, rec_n = median([r[0] for r in rec_runs]), rec_runs[0][1]
 all_cpu, all_n = median([r[0] for r in all_runs]), max(r[1] for r in all_runs)
-say(f"  medians of 3: recording alone {rec_cpu:.1f} %, recording + ring + RTSP + WHEP {all_cpu:.1f} %")
+say(f"  medians of {ROUNDS}: recording alone {rec_cpu:.1f} %, recording + ring + RTSP + WHEP {all_cpu:.1f} %")
 turned_cpu, turned_n, _ = measure("ring + 1 RTSP, turned 90", {"events.pre-seconds": "5", "rotation.accelerometer": "fixed:90"},
                                   rtsp=True, ready=lambda s: "rtsp" in feeds(s))
 result("shared.idle_encoders", idle_n)
