@@ -73,7 +73,7 @@ extension DBusConnection {
             core.begin()
             let pending = Unmanaged.passRetained(PendingCall(core: core, completion: completion)).toOpaque()
             GIO.loaded.dbus_connection_call(connection, request.destination, request.path, request.interface, request.method,
-                                   body, type, G_DBUS_CALL_FLAGS_NONE, request.timeoutMS, nil, { source, result, userData in
+                                            body, type, G_DBUS_CALL_FLAGS_NONE, request.timeoutMS, nil, { source, result, userData in
                 let pending = Unmanaged<PendingCall>.fromOpaque(userData!).takeRetainedValue()
                 var error: UnsafeMutablePointer<GError>?
                 let outcome: Result<[Variant], GLibError>
