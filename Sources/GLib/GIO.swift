@@ -14,7 +14,7 @@ enum GIO {
     }
 
     /// The functions, for code that runs only once a connection exists (which loaded them).
-    static var loaded: PlumbGio { plumb_gio_loaded()!.pointee }
+    static var loaded: PlumbGio { ifLoaded! }
 
     /// The functions if something has loaded them already (a GError can be a D-Bus one only then).
     static var ifLoaded: PlumbGio? { plumb_gio_loaded()?.pointee }

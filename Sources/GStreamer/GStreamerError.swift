@@ -1,4 +1,4 @@
-internal import CGStreamer
+package import CGStreamer
 internal import CGStreamerShim
 
 /// One Swift error for every GError, plus Plumb's own failures in the same shape.
@@ -28,8 +28,8 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
     public static let coreDomain = "gst-core-error-quark"
     public static let streamDomain = "gst-stream-error-quark"
 
-    /// Takes ownership of a GError (frees it).
-    init(taking error: UnsafeMutablePointer<GError>?, fallback: String, debug: String? = nil, source: String? = nil) {
+    /// Takes ownership of a GError (frees it). Package-wide: GStreamerRTSP's errors are GErrors too.
+    package init(taking error: UnsafeMutablePointer<GError>?, fallback: String, debug: String? = nil, source: String? = nil) {
         guard let error else {
             self.init(message: fallback, debug: debug, source: source)
             return
@@ -39,12 +39,6 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
                   code: Int(error.pointee.code),
                   message: borrowString(error.pointee.message) ?? fallback,
                   debug: debug, source: source)
-    }
-
-    /// The same, for the layer's other modules (GStreamerRTSP), whose GError is their own
-    /// import's type.
-    package init(takingGError error: UnsafeMutableRawPointer?, fallback: String) {
-        self.init(taking: error?.assumingMemoryBound(to: GError.self), fallback: fallback)
     }
 
     public var description: String {

@@ -168,7 +168,7 @@ public final class RTSPServer: @unchecked Sendable {  // mutable state behind `l
         guard let socket = gst_rtsp_server_create_socket(server, nil, &error) else {
             let address = takeString(gst_rtsp_server_get_address(server)) ?? "?"
             let service = takeString(gst_rtsp_server_get_service(server)) ?? "?"
-            throw GStreamerError(takingGError: error, fallback: "cannot listen on \(address):\(service)")
+            throw GStreamerError(taking: error, fallback: "cannot listen on \(address):\(service)")
         }
         let s = g_socket_create_source(socket, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_PRI.rawValue), nil)!
         // A GSocketSourceFunc, called through GSourceFunc's type as GLib does.

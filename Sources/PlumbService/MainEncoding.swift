@@ -246,10 +246,11 @@ actor MainEncoding {
         // ended, and must go then, or two encoders would run and the branch's would be idle.
         var said = false
         while await !main.handoverEnded(within: handoverLimit), recordings.contains(id) {
-            guard !said else { continue }
-            said = true
-            log("encoder: the recording's encoder takes over the main encoding slowly (over \(handoverLimit)); "
-                + "the main branch runs until it has")
+            if !said {
+                said = true
+                log("encoder: the recording's encoder takes over the main encoding slowly (over \(handoverLimit)); "
+                    + "the main branch runs until it has")
+            }
         }
         await reconcile()
     }
